@@ -1,0 +1,152 @@
+/* ualg core crypto API.
+ *
+ * Modelled on the kernel's crypto/: algorithms are registered by type with a
+ * generic name ("cbc(aes)"), a driver name ("cbc-aes-openssl") and a priority;
+ * lookups pick the highest-priority tested driver; templates ("cbc", "hmac")
+ * build new algorithms out of others on demand.  This layer knows nothing of
+ * sockets or clients: the daemon wraps it.
+ *
+ * Not thread-safe: the registry is owned by one thread (algd's event loop).
+ */
+#ifndef UALG_CORE_CRYPTO_H
+#define UALG_CORE_CRYPTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define UALG_MAX_ALG_NAME 128	/* CRYPTO_MAX_ALG_NAME */
+#define UALG_MAX_BLOCKSIZE 16
+#define UALG_MAX_IVSIZE 16
+#define UALG_MAX_DIGESTSIZE 64
+#define UALG_MAX_KEYSIZE 1024	/* hmac keys may be long; ciphers check their own */
+
+enum ualg_alg_type {
+	UALG_ALG_CIPHER,	/* single-block cipher: "aes" */
+	UALG_ALG_SHASH,		/* message digest or keyed hash */
+	UALG_ALG_SKCIPHER,	/* symmetric cipher mode over a byte stream */
+};
+
+/* Registration state, as /proc/crypto reports it. */
+enum ualg_selftest {
+	UALG_SELFTEST_UNKNOWN,
+	UALG_SELFTEST_PASSED,
+	UALG_SELFTEST_FAILED,	/* never handed out by lookups */
+};
+
+struct ualg_alg;
+struct ualg_tfm;
+struct ualg_hash_desc;
+
+struct ualg_cipher_ops {
+	unsigned min_keysize, max_keysize;
+	int (*setkey)(struct ualg_tfm *tfm, const uint8_t *key, size_t len);
+	void (*encrypt)(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *src);
+	void (*decrypt)(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *src);
+};
+
+/* Hash state lives in a descriptor of descsize bytes owned by the caller.
+ * init/clone may allocate inside it; exit releases and wipes. */
+struct ualg_shash_ops {
+	unsigned digestsize;
+	size_t descsize;
+	int (*setkey)(struct ualg_tfm *tfm, const uint8_t *key, size_t len);
+	int (*init)(struct ualg_hash_desc *desc);
+	int (*update)(struct ualg_hash_desc *desc, const uint8_t *data, size_t len);
+	int (*final)(struct ualg_hash_desc *desc, uint8_t *out);
+	int (*clone)(struct ualg_hash_desc *dst, const struct ualg_hash_desc *src);
+	void (*exit)(struct ualg_hash_desc *desc);
+};
+
+/* One request processes len bytes from src to dst (which may alias) and
+ * leaves in iv what the next request continues from, as the kernel's
+ * skcipher API does (last ciphertext block for cbc, next counter for ctr). */
+struct ualg_skcipher_ops {
+	unsigned min_keysize, max_keysize, ivsize;
+	unsigned chunksize;	/* a request's length must be a multiple, except the last */
+	int (*setkey)(struct ualg_tfm *tfm, const uint8_t *key, size_t len);
+	int (*encrypt)(struct ualg_tfm *tfm, uint8_t *iv, const uint8_t *src, uint8_t *dst, size_t len);
+	int (*decrypt)(struct ualg_tfm *tfm, uint8_t *iv, const uint8_t *src, uint8_t *dst, size_t len);
+};
+
+struct ualg_alg {
+	char name[UALG_MAX_ALG_NAME];	/* generic name, cra_name */
+	char driver[UALG_MAX_ALG_NAME];	/* implementation, cra_driver_name */
+	const char *module;		/* who provides it, as /proc/crypto's "module" */
+	int priority;
+	enum ualg_alg_type type;
+	unsigned blocksize;
+	size_t ctxsize;			/* per-transform context */
+	const void *priv;		/* driver data shared by all transforms */
+
+	/* Optional per-transform set-up, e.g. a template allocating its child. */
+	int (*init_tfm)(struct ualg_tfm *tfm);
+	void (*exit_tfm)(struct ualg_tfm *tfm);
+
+	union {
+		struct ualg_cipher_ops cipher;
+		struct ualg_shash_ops shash;
+		struct ualg_skcipher_ops skcipher;
+	} u;
+
+	/* Registry bookkeeping. */
+	enum ualg_selftest selftest;
+	unsigned refcnt;		/* transforms and instances using it */
+	struct ualg_alg *spawns[2];	/* what a template instance is built on */
+	void (*destroy)(struct ualg_alg *alg);	/* frees an instance */
+	struct ualg_alg *next;
+};
+
+struct ualg_tfm {
+	struct ualg_alg *alg;
+	bool need_key;		/* keyed algorithm without a valid key yet */
+	void *ctx;		/* alg->ctxsize bytes, wiped on free */
+};
+
+struct ualg_hash_desc {
+	struct ualg_tfm *tfm;
+	void *state;		/* descsize bytes */
+};
+
+/* Registry (registry.c) */
+int ualg_core_init(void);
+void ualg_core_exit(void);
+int ualg_register(struct ualg_alg *alg);
+/* Finds the highest-priority usable algorithm of that type whose generic or
+ * driver name is name, instantiating templates as needed.  Returns NULL and
+ * sets *err (ENOENT, EINVAL, ENAMETOOLONG) on failure; on success the
+ * caller owns a reference and must ualg_alg_put() it. */
+struct ualg_alg *ualg_alg_lookup(enum ualg_alg_type type, const char *name, int *err);
+void ualg_alg_get(struct ualg_alg *alg);
+void ualg_alg_put(struct ualg_alg *alg);
+/* Iterates the registry in registration order; start with NULL. */
+const struct ualg_alg *ualg_alg_next(const struct ualg_alg *prev);
+const char *ualg_alg_type_name(enum ualg_alg_type type);
+
+/* Transforms (tfm.c) */
+struct ualg_tfm *ualg_tfm_new(struct ualg_alg *alg, int *err);
+void ualg_tfm_free(struct ualg_tfm *tfm);
+int ualg_tfm_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len);
+bool ualg_tfm_has_setkey(const struct ualg_tfm *tfm);
+
+int ualg_hash_init(struct ualg_hash_desc *desc, struct ualg_tfm *tfm);
+int ualg_hash_update(struct ualg_hash_desc *desc, const uint8_t *data, size_t len);
+int ualg_hash_final(struct ualg_hash_desc *desc, uint8_t *out);
+int ualg_hash_clone(struct ualg_hash_desc *dst, const struct ualg_hash_desc *src);
+void ualg_hash_exit(struct ualg_hash_desc *desc);
+int ualg_hash_digest(struct ualg_tfm *tfm, const uint8_t *data, size_t len, uint8_t *out);
+unsigned ualg_hash_digestsize(const struct ualg_tfm *tfm);
+
+int ualg_skcipher_crypt(struct ualg_tfm *tfm, bool enc, uint8_t *iv,
+			const uint8_t *src, uint8_t *dst, size_t len);
+void ualg_cipher_encrypt_one(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *src);
+void ualg_cipher_decrypt_one(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *src);
+
+/* Self-tests (selftest.c): 0 when the algorithm passes its vectors or has
+ * none (as testmgr does), -1 on a mismatch. */
+int ualg_selftest_run(struct ualg_alg *alg);
+
+/* Wipes memory the compiler may not elide. */
+void ualg_wipe(void *p, size_t len);
+
+#endif

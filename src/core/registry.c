@@ -1,0 +1,169 @@
+/* The algorithm registry: registration with self-tests, lookup by priority,
+ * and on-demand template instantiation (the kernel's crypto/api.c, algapi.c
+ * and algboss.c in one small file, since there is no module loading here). */
+#include "crypto.h"
+#include "template.h"
+
+#include "drivers/openssl.h"
+
+#include <errno.h>
+#include <string.h>
+
+static struct ualg_alg *alg_list;
+static struct ualg_alg **alg_tail = &alg_list;
+
+static const struct ualg_template *const templates[] = {
+	&ualg_tmpl_hmac, &ualg_tmpl_ecb, &ualg_tmpl_cbc,
+	&ualg_tmpl_ctr, &ualg_tmpl_xts, &ualg_tmpl_cts,
+};
+
+const struct ualg_template *ualg_tmpl_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(templates) / sizeof(templates[0]); i++)
+		if (!strcmp(templates[i]->name, name))
+			return templates[i];
+	return NULL;
+}
+
+const char *ualg_alg_type_name(enum ualg_alg_type type)
+{
+	switch (type) {
+	case UALG_ALG_CIPHER: return "cipher";
+	case UALG_ALG_SHASH: return "shash";
+	case UALG_ALG_SKCIPHER: return "skcipher";
+	}
+	return "unknown";
+}
+
+static struct ualg_alg *find_registered(const char *name)
+{
+	for (struct ualg_alg *a = alg_list; a; a = a->next)
+		if (!strcmp(a->driver, name) || !strcmp(a->name, name))
+			return a;
+	return NULL;
+}
+
+/* Exact driver-name matches win; otherwise the highest priority among
+ * generic-name matches, as __crypto_alg_lookup does.  Algorithms that
+ * failed their self-test are never returned. */
+static struct ualg_alg *best_match(enum ualg_alg_type type, const char *name)
+{
+	struct ualg_alg *best = NULL;
+
+	for (struct ualg_alg *a = alg_list; a; a = a->next) {
+		if (a->type != type || a->selftest != UALG_SELFTEST_PASSED)
+			continue;
+		if (!strcmp(a->driver, name))
+			return a;
+		if (!strcmp(a->name, name) && (!best || a->priority > best->priority))
+			best = a;
+	}
+	return best;
+}
+
+int ualg_register(struct ualg_alg *alg)
+{
+	for (struct ualg_alg *a = alg_list; a; a = a->next)
+		if (!strcmp(a->driver, alg->driver))
+			return -EEXIST;
+	alg->selftest = ualg_selftest_run(alg) ? UALG_SELFTEST_FAILED : UALG_SELFTEST_PASSED;
+	alg->next = NULL;
+	*alg_tail = alg;
+	alg_tail = &alg->next;
+	return 0;
+}
+
+static struct ualg_alg *instantiate(enum ualg_alg_type type, const char *name, int *err)
+{
+	char tname[UALG_MAX_ALG_NAME];
+	char args[UALG_TMPL_MAX_ARGS][UALG_MAX_ALG_NAME];
+	const char *argv[UALG_TMPL_MAX_ARGS];
+	unsigned nargs;
+
+	if (ualg_tmpl_parse(name, tname, sizeof(tname), args, &nargs)) {
+		*err = ENOENT;
+		return NULL;
+	}
+	const struct ualg_template *tmpl = ualg_tmpl_find(tname);
+	if (!tmpl) {
+		*err = ENOENT;
+		return NULL;
+	}
+	for (unsigned i = 0; i < nargs; i++)
+		argv[i] = args[i];
+	struct ualg_alg *inst = tmpl->create(argv, nargs, err);
+	if (!inst)
+		return NULL;
+	if (ualg_register(inst)) {
+		/* The same instance reached by another spelling (driver names
+		 * of the spawns): use the registered one. */
+		struct ualg_alg *dup = find_registered(inst->driver);
+		ualg_instance_free(inst);
+		inst = dup;
+	}
+	if (inst->type != type || inst->selftest != UALG_SELFTEST_PASSED) {
+		*err = inst->selftest == UALG_SELFTEST_FAILED ? ELIBBAD : ENOENT;
+		return NULL;
+	}
+	return inst;
+}
+
+struct ualg_alg *ualg_alg_lookup(enum ualg_alg_type type, const char *name, int *err)
+{
+	if (strnlen(name, UALG_MAX_ALG_NAME) >= UALG_MAX_ALG_NAME) {
+		*err = ENAMETOOLONG;
+		return NULL;
+	}
+	struct ualg_alg *alg = best_match(type, name);
+	if (!alg) {
+		/* Present but failed its self-test: ELIBBAD, as the kernel. */
+		for (struct ualg_alg *a = alg_list; a; a = a->next)
+			if (a->type == type && a->selftest == UALG_SELFTEST_FAILED &&
+			    (!strcmp(a->driver, name) || !strcmp(a->name, name))) {
+				*err = ELIBBAD;
+				return NULL;
+			}
+		alg = instantiate(type, name, err);
+		if (!alg)
+			return NULL;
+	}
+	ualg_alg_get(alg);
+	return alg;
+}
+
+void ualg_alg_get(struct ualg_alg *alg)
+{
+	alg->refcnt++;
+}
+
+void ualg_alg_put(struct ualg_alg *alg)
+{
+	if (alg && alg->refcnt)
+		alg->refcnt--;
+}
+
+const struct ualg_alg *ualg_alg_next(const struct ualg_alg *prev)
+{
+	return prev ? prev->next : alg_list;
+}
+
+int ualg_core_init(void)
+{
+	return ualg_openssl_register();
+}
+
+/* Frees everything at once: instances are not unlinked from their spawns
+ * first, since the spawns go too. */
+void ualg_core_exit(void)
+{
+	struct ualg_alg *a = alg_list;
+
+	alg_list = NULL;
+	alg_tail = &alg_list;
+	while (a) {
+		struct ualg_alg *next = a->next;
+		if (a->destroy)
+			a->destroy(a);
+		a = next;
+	}
+}

@@ -1,0 +1,46 @@
+/* Templates: algorithms built from other algorithms, as the kernel's
+ * crypto_template.  "cbc(aes)" asks the "cbc" template for an instance over
+ * the cipher "aes"; the instance is registered (and self-tested) like any
+ * driver and found by later lookups. */
+#ifndef UALG_CORE_TEMPLATE_H
+#define UALG_CORE_TEMPLATE_H
+
+#include "crypto.h"
+
+#define UALG_TMPL_MAX_ARGS 2
+
+struct ualg_template {
+	const char *name;
+	/* Builds an unregistered instance over args (generic or driver names)
+	 * or returns NULL with *err set. */
+	struct ualg_alg *(*create)(const char *const *args, unsigned nargs, int *err);
+};
+
+/* Splits "tmpl(arg1,arg2)" into its parts, checking the kernel's name
+ * grammar.  Returns 0, or -1 for a name that is not a template call. */
+int ualg_tmpl_parse(const char *name, char *tmpl, size_t tmpl_size,
+		    char args[UALG_TMPL_MAX_ARGS][UALG_MAX_ALG_NAME], unsigned *nargs);
+
+const struct ualg_template *ualg_tmpl_find(const char *name);
+
+/* Allocates an instance of type over spawns[0..nspawns), named
+ * "tmpl(spawn names)" and "tmpl(spawn drivers)", inheriting the first
+ * spawn's priority and taking a reference on each spawn.  The template
+ * fills in the ops; the registry frees it with ualg_instance_free. */
+struct ualg_alg *ualg_instance_alloc(const char *tmpl, enum ualg_alg_type type,
+				     struct ualg_alg **spawns, unsigned nspawns, int *err);
+void ualg_instance_free(struct ualg_alg *inst);
+
+/* Convenience for templates: a transform of an instance whose context
+ * starts with the child transform of its first spawn. */
+int ualg_tmpl_init_child(struct ualg_tfm *tfm);
+void ualg_tmpl_exit_child(struct ualg_tfm *tfm);
+static inline struct ualg_tfm *ualg_tmpl_child(const struct ualg_tfm *tfm)
+{
+	return *(struct ualg_tfm **)tfm->ctx;
+}
+
+extern const struct ualg_template ualg_tmpl_hmac, ualg_tmpl_ecb, ualg_tmpl_cbc,
+	ualg_tmpl_ctr, ualg_tmpl_xts, ualg_tmpl_cts;
+
+#endif

@@ -1,0 +1,142 @@
+/* ecb, cbc and ctr over a single-block cipher, as crypto/ecb.c, cbc.c and
+ * ctr.c.  Slow by design (one cipher call per block): these are the generic
+ * fallbacks and the reference that whole-mode drivers are checked against. */
+#include "../modes.h"
+#include "../template.h"
+
+#include <errno.h>
+#include <string.h>
+
+static int child_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
+{
+	return ualg_tfm_setkey(ualg_tmpl_child(tfm), key, len);
+}
+
+static int ecb_crypt(struct ualg_tfm *tfm, bool enc, const uint8_t *src, uint8_t *dst, size_t len)
+{
+	struct ualg_tfm *child = ualg_tmpl_child(tfm);
+	const size_t bs = child->alg->blocksize;
+
+	if (len % bs)
+		return -EINVAL;
+	for (size_t off = 0; off < len; off += bs)
+		(enc ? ualg_cipher_encrypt_one : ualg_cipher_decrypt_one)(child, dst + off, src + off);
+	return 0;
+}
+
+static int ecb_encrypt(struct ualg_tfm *tfm, uint8_t *iv, const uint8_t *src, uint8_t *dst, size_t len)
+{
+	(void)iv;
+	return ecb_crypt(tfm, true, src, dst, len);
+}
+
+static int ecb_decrypt(struct ualg_tfm *tfm, uint8_t *iv, const uint8_t *src, uint8_t *dst, size_t len)
+{
+	(void)iv;
+	return ecb_crypt(tfm, false, src, dst, len);
+}
+
+static int cbc_encrypt(struct ualg_tfm *tfm, uint8_t *iv, const uint8_t *src, uint8_t *dst, size_t len)
+{
+	struct ualg_tfm *child = ualg_tmpl_child(tfm);
+	const size_t bs = child->alg->blocksize;
+	uint8_t block[UALG_MAX_BLOCKSIZE];
+
+	if (len % bs)
+		return -EINVAL;
+	for (size_t off = 0; off < len; off += bs) {
+		ualg_xor(block, src + off, iv, bs);
+		ualg_cipher_encrypt_one(child, dst + off, block);
+		memcpy(iv, dst + off, bs);
+	}
+	return 0;
+}
+
+static int cbc_decrypt(struct ualg_tfm *tfm, uint8_t *iv, const uint8_t *src, uint8_t *dst, size_t len)
+{
+	struct ualg_tfm *child = ualg_tmpl_child(tfm);
+	const size_t bs = child->alg->blocksize;
+	uint8_t block[UALG_MAX_BLOCKSIZE], next[UALG_MAX_BLOCKSIZE];
+
+	if (len % bs)
+		return -EINVAL;
+	for (size_t off = 0; off < len; off += bs) {
+		memcpy(next, src + off, bs);	/* src may be dst */
+		ualg_cipher_decrypt_one(child, block, src + off);
+		ualg_xor(dst + off, block, iv, bs);
+		memcpy(iv, next, bs);
+	}
+	return 0;
+}
+
+/* Counter mode is its own inverse; a final partial block uses part of the
+ * keystream and still advances the counter, as crypto/ctr.c. */
+static int ctr_crypt(struct ualg_tfm *tfm, uint8_t *iv, const uint8_t *src, uint8_t *dst, size_t len)
+{
+	struct ualg_tfm *child = ualg_tmpl_child(tfm);
+	const size_t bs = child->alg->blocksize;
+	uint8_t ks[UALG_MAX_BLOCKSIZE];
+
+	for (size_t off = 0; off < len; off += bs) {
+		size_t n = len - off < bs ? len - off : bs;
+		ualg_cipher_encrypt_one(child, ks, iv);
+		ualg_xor(dst + off, src + off, ks, n);
+		ualg_ctr_add(iv, bs, 1);
+	}
+	ualg_wipe(ks, sizeof(ks));
+	return 0;
+}
+
+enum block_mode { ECB, CBC, CTR };
+
+static struct ualg_alg *mode_create(const char *tmpl, enum block_mode mode,
+				    const char *const *args, unsigned nargs, int *err)
+{
+	if (nargs != 1) {
+		*err = EINVAL;
+		return NULL;
+	}
+	struct ualg_alg *cipher = ualg_alg_lookup(UALG_ALG_CIPHER, args[0], err);
+	if (!cipher)
+		return NULL;
+	struct ualg_alg *inst = NULL;
+	const unsigned bs = cipher->blocksize;
+	if (bs > UALG_MAX_BLOCKSIZE) {
+		*err = EINVAL;
+	} else if ((inst = ualg_instance_alloc(tmpl, UALG_ALG_SKCIPHER, &cipher, 1, err))) {
+		inst->ctxsize = sizeof(struct ualg_tfm *);
+		inst->init_tfm = ualg_tmpl_init_child;
+		inst->exit_tfm = ualg_tmpl_exit_child;
+		inst->blocksize = mode == CTR ? 1 : bs;
+		inst->u.skcipher = (struct ualg_skcipher_ops){
+			.min_keysize = cipher->u.cipher.min_keysize,
+			.max_keysize = cipher->u.cipher.max_keysize,
+			.ivsize = mode == ECB ? 0 : bs,
+			.chunksize = bs,
+			.setkey = child_setkey,
+			.encrypt = mode == ECB ? ecb_encrypt : mode == CBC ? cbc_encrypt : ctr_crypt,
+			.decrypt = mode == ECB ? ecb_decrypt : mode == CBC ? cbc_decrypt : ctr_crypt,
+		};
+	}
+	ualg_alg_put(cipher);
+	return inst;
+}
+
+static struct ualg_alg *ecb_create(const char *const *args, unsigned nargs, int *err)
+{
+	return mode_create("ecb", ECB, args, nargs, err);
+}
+
+static struct ualg_alg *cbc_create(const char *const *args, unsigned nargs, int *err)
+{
+	return mode_create("cbc", CBC, args, nargs, err);
+}
+
+static struct ualg_alg *ctr_create(const char *const *args, unsigned nargs, int *err)
+{
+	return mode_create("ctr", CTR, args, nargs, err);
+}
+
+const struct ualg_template ualg_tmpl_ecb = { .name = "ecb", .create = ecb_create };
+const struct ualg_template ualg_tmpl_cbc = { .name = "cbc", .create = cbc_create };
+const struct ualg_template ualg_tmpl_ctr = { .name = "ctr", .create = ctr_create };

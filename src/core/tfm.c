@@ -1,0 +1,193 @@
+/* Transforms: an algorithm instance with its key, and the type-specific
+ * entry points the daemon calls.  Checks that every driver would otherwise
+ * repeat (key sizes, missing keys, lengths) live here, once. */
+#include "crypto.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+
+void ualg_wipe(void *p, size_t len)
+{
+	if (p && len)
+		OPENSSL_cleanse(p, len);
+}
+
+static bool alg_keyed(const struct ualg_alg *alg)
+{
+	switch (alg->type) {
+	case UALG_ALG_CIPHER: return true;
+	case UALG_ALG_SKCIPHER: return true;
+	case UALG_ALG_SHASH: return alg->u.shash.setkey != NULL;
+	}
+	return false;
+}
+
+struct ualg_tfm *ualg_tfm_new(struct ualg_alg *alg, int *err)
+{
+	struct ualg_tfm *tfm = calloc(1, sizeof(*tfm));
+
+	if (!tfm || !(tfm->ctx = calloc(1, alg->ctxsize ? alg->ctxsize : 1))) {
+		free(tfm);
+		*err = ENOMEM;
+		return NULL;
+	}
+	tfm->alg = alg;
+	tfm->need_key = alg_keyed(alg);
+	if (alg->init_tfm) {
+		int r = alg->init_tfm(tfm);
+		if (r) {
+			free(tfm->ctx);
+			free(tfm);
+			*err = -r;
+			return NULL;
+		}
+	}
+	ualg_alg_get(alg);
+	return tfm;
+}
+
+void ualg_tfm_free(struct ualg_tfm *tfm)
+{
+	if (!tfm)
+		return;
+	if (tfm->alg->exit_tfm)
+		tfm->alg->exit_tfm(tfm);
+	ualg_wipe(tfm->ctx, tfm->alg->ctxsize);
+	free(tfm->ctx);
+	ualg_alg_put(tfm->alg);
+	free(tfm);
+}
+
+bool ualg_tfm_has_setkey(const struct ualg_tfm *tfm)
+{
+	return alg_keyed(tfm->alg);
+}
+
+/* A failed setkey leaves the transform needing a key, as the kernel's
+ * CRYPTO_TFM_NEED_KEY: no operation may run on a half-set key. */
+int ualg_tfm_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
+{
+	const struct ualg_alg *alg = tfm->alg;
+	int r;
+
+	switch (alg->type) {
+	case UALG_ALG_CIPHER:
+		if (len < alg->u.cipher.min_keysize || len > alg->u.cipher.max_keysize)
+			r = -EINVAL;
+		else
+			r = alg->u.cipher.setkey(tfm, key, len);
+		break;
+	case UALG_ALG_SKCIPHER:
+		if (len < alg->u.skcipher.min_keysize || len > alg->u.skcipher.max_keysize)
+			r = -EINVAL;
+		else
+			r = alg->u.skcipher.setkey(tfm, key, len);
+		break;
+	case UALG_ALG_SHASH:
+		if (!alg->u.shash.setkey)
+			return -ENOSYS;
+		r = alg->u.shash.setkey(tfm, key, len);
+		break;
+	default:
+		r = -EINVAL;
+	}
+	tfm->need_key = r != 0;
+	return r;
+}
+
+unsigned ualg_hash_digestsize(const struct ualg_tfm *tfm)
+{
+	return tfm->alg->u.shash.digestsize;
+}
+
+static int desc_alloc(struct ualg_hash_desc *desc, struct ualg_tfm *tfm)
+{
+	desc->tfm = tfm;
+	desc->state = calloc(1, tfm->alg->u.shash.descsize ? tfm->alg->u.shash.descsize : 1);
+	return desc->state ? 0 : -ENOMEM;
+}
+
+/* (Re)starts a hash; an existing state is released first. */
+int ualg_hash_init(struct ualg_hash_desc *desc, struct ualg_tfm *tfm)
+{
+	if (tfm->need_key)
+		return -ENOKEY;
+	if (desc->state && desc->tfm == tfm) {
+		tfm->alg->u.shash.exit(desc);
+	} else {
+		ualg_hash_exit(desc);
+		if (desc_alloc(desc, tfm))
+			return -ENOMEM;
+	}
+	int r = tfm->alg->u.shash.init(desc);
+	if (r)
+		ualg_hash_exit(desc);
+	return r;
+}
+
+int ualg_hash_update(struct ualg_hash_desc *desc, const uint8_t *data, size_t len)
+{
+	return desc->tfm->alg->u.shash.update(desc, data, len);
+}
+
+int ualg_hash_final(struct ualg_hash_desc *desc, uint8_t *out)
+{
+	return desc->tfm->alg->u.shash.final(desc, out);
+}
+
+int ualg_hash_clone(struct ualg_hash_desc *dst, const struct ualg_hash_desc *src)
+{
+	ualg_hash_exit(dst);
+	if (desc_alloc(dst, src->tfm))
+		return -ENOMEM;
+	int r = src->tfm->alg->u.shash.clone(dst, src);
+	if (r)
+		ualg_hash_exit(dst);
+	return r;
+}
+
+void ualg_hash_exit(struct ualg_hash_desc *desc)
+{
+	if (!desc->state)
+		return;
+	desc->tfm->alg->u.shash.exit(desc);
+	ualg_wipe(desc->state, desc->tfm->alg->u.shash.descsize);
+	free(desc->state);
+	desc->state = NULL;
+}
+
+int ualg_hash_digest(struct ualg_tfm *tfm, const uint8_t *data, size_t len, uint8_t *out)
+{
+	struct ualg_hash_desc desc = { 0 };
+	int r = ualg_hash_init(&desc, tfm);
+
+	if (!r)
+		r = ualg_hash_update(&desc, data, len);
+	if (!r)
+		r = ualg_hash_final(&desc, out);
+	ualg_hash_exit(&desc);
+	return r;
+}
+
+int ualg_skcipher_crypt(struct ualg_tfm *tfm, bool enc, uint8_t *iv,
+			const uint8_t *src, uint8_t *dst, size_t len)
+{
+	const struct ualg_skcipher_ops *ops = &tfm->alg->u.skcipher;
+
+	if (tfm->need_key)
+		return -ENOKEY;
+	return enc ? ops->encrypt(tfm, iv, src, dst, len) : ops->decrypt(tfm, iv, src, dst, len);
+}
+
+void ualg_cipher_encrypt_one(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *src)
+{
+	tfm->alg->u.cipher.encrypt(tfm, dst, src);
+}
+
+void ualg_cipher_decrypt_one(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *src)
+{
+	tfm->alg->u.cipher.decrypt(tfm, dst, src);
+}
