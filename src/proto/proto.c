@@ -1,0 +1,144 @@
+/* Frame I/O shared by algd and the shim.  System calls are made with
+ * syscall() so that the shim, which interposes the libc wrappers, never
+ * re-enters itself here. */
+#include "proto.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static ssize_t sys_sendmsg(int fd, const struct msghdr *m, int flags)
+{
+	return syscall(SYS_sendmsg, fd, m, flags);
+}
+
+static ssize_t sys_recvmsg(int fd, struct msghdr *m, int flags)
+{
+	return syscall(SYS_recvmsg, fd, m, flags);
+}
+
+int ualg_frame_send(int sock, uint16_t type, uint16_t flags, int32_t result,
+		    const struct iovec *parts, int nparts, int pass_fd)
+{
+	struct iovec iov[UALG_FRAME_PARTS + 1];
+	struct ualg_hdr hdr = { .type = type, .flags = flags, .result = result };
+	size_t total = sizeof(hdr);
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr msg = { .msg_iov = iov };
+
+	if (nparts < 0 || nparts > UALG_FRAME_PARTS)
+		return -EINVAL;
+	iov[0] = (struct iovec){ &hdr, sizeof(hdr) };
+	for (int i = 0; i < nparts; i++) {
+		iov[i + 1] = parts[i];
+		total += parts[i].iov_len;
+	}
+	if (total > UALG_FRAME_MAX)
+		return -EMSGSIZE;
+	hdr.len = (uint32_t)total;
+	msg.msg_iovlen = (size_t)nparts + 1;
+	if (pass_fd >= 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		msg.msg_control = ctl.buf;
+		msg.msg_controllen = sizeof(ctl.buf);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+	}
+	for (;;) {
+		ssize_t n = sys_sendmsg(sock, &msg, MSG_NOSIGNAL);
+		if (n >= 0)
+			return (size_t)n == total ? 0 : -EPROTO;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+/* Takes the passed descriptor out of the control data; any extra ones a
+ * hostile peer attached are closed, never leaked. */
+static int take_fds(struct msghdr *msg, int *fd)
+{
+	int got = -1;
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int f;
+			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (got < 0 && fd)
+				got = f;
+			else
+				syscall(SYS_close, f);
+		}
+	}
+	if (fd)
+		*fd = got;
+	return 0;
+}
+
+ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
+			int *fd, int cloexec)
+{
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov[UALG_FRAME_PARTS + 1];
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)nbody + 1,
+			      .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf) };
+	ssize_t n;
+
+	if (fd)
+		*fd = -1;
+	if (nbody < 0 || nbody > UALG_FRAME_PARTS)
+		return -EINVAL;
+	iov[0] = (struct iovec){ hdr, sizeof(*hdr) };
+	for (int i = 0; i < nbody; i++)
+		iov[i + 1] = body[i];
+	do
+		n = sys_recvmsg(sock, &msg, MSG_CMSG_CLOEXEC * !!cloexec);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	take_fds(&msg, fd);
+	if (n == 0)
+		return 0;
+	if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || (size_t)n < sizeof(*hdr) ||
+	    hdr->len != (size_t)n || hdr->type == 0 || hdr->type >= UALG_MSG_TYPE_MAX ||
+	    (hdr->flags & ~UALG_HDR_FLAGS_ALL) || hdr->reserved) {
+		if (fd && *fd >= 0) {
+			syscall(SYS_close, *fd);
+			*fd = -1;
+		}
+		return -EPROTO;
+	}
+	return n;
+}
+
+int ualg_default_socket_path(char *buf, size_t size)
+{
+	const char *env = getenv("UALG_SOCKET");
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	int n;
+
+	if (env && *env)
+		n = snprintf(buf, size, "%s", env);
+	else if (geteuid() == 0)
+		n = snprintf(buf, size, "/run/ualg/algd.sock");
+	else if (rt && *rt)
+		n = snprintf(buf, size, "%s/ualg/algd.sock", rt);
+	else
+		n = snprintf(buf, size, "/tmp/ualg-%u/algd.sock", (unsigned)geteuid());
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}

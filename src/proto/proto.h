@@ -1,0 +1,128 @@
+/* The algd wire protocol.
+ *
+ * Every AF_ALG socket of a client is one AF_UNIX SOCK_SEQPACKET connection
+ * to algd: a transform socket (socket() + bind()) is a connection to algd's
+ * listening socket; an operation socket (accept()) is one end of a
+ * socketpair algd creates and passes back with SCM_RIGHTS.  So op fds are
+ * real kernel sockets: dup, fork, close and poll act on them as on any fd,
+ * and algd sees a close as the connection's end.
+ *
+ * Each system call the shim emulates is one request frame and one reply
+ * frame (a long send or receive is split into several, marked as parts of
+ * one call).  A frame is one SEQPACKET message: a fixed header, a fixed
+ * body per type, then the variable part.  Everything algd reads is checked
+ * against these sizes before use; a frame that does not parse ends the
+ * connection (and only that one).
+ *
+ * Host byte order: both ends run on the same machine.
+ */
+#ifndef UALG_PROTO_H
+#define UALG_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#define UALG_PROTO_MAGIC 0x55414c47u	/* "UALG" */
+#define UALG_PROTO_VERSION 1
+
+/* Largest data part of one frame; callers split larger transfers.  Well
+ * under the default AF_UNIX send buffer so that one frame never blocks on
+ * socket space by itself. */
+#define UALG_DATA_MAX (60u * 1024u)
+#define UALG_FRAME_MAX (UALG_DATA_MAX + 512u)
+
+enum ualg_msg_type {
+	UALG_MSG_HELLO = 1,
+	UALG_MSG_BIND,
+	UALG_MSG_SETSOCKOPT,
+	UALG_MSG_ACCEPT,
+	UALG_MSG_SEND,
+	UALG_MSG_RECV,
+	UALG_MSG_TYPE_MAX,
+};
+
+#define UALG_HDR_REPLY 0x0001u	/* set on every reply */
+#define UALG_HDR_TRUNC 0x0002u	/* RECV reply: the result was truncated (MSG_TRUNC) */
+#define UALG_HDR_FLAGS_ALL (UALG_HDR_REPLY | UALG_HDR_TRUNC)
+
+struct ualg_hdr {
+	uint32_t len;		/* whole frame, header included */
+	uint16_t type;		/* enum ualg_msg_type */
+	uint16_t flags;		/* UALG_HDR_* */
+	int32_t result;		/* replies: >= 0 success value, < 0 -errno */
+	uint32_t reserved;	/* must be zero */
+};
+
+enum ualg_role {
+	UALG_ROLE_AFALG = 1,	/* an AF_ALG transform socket */
+};
+
+struct ualg_hello {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t role;
+};
+
+/* As struct sockaddr_alg, with the name length made explicit. */
+struct ualg_bind {
+	uint8_t type[14];	/* NUL-terminated within */
+	uint16_t reserved;
+	uint32_t feat, mask;
+	uint32_t name_len;	/* bytes of name that follow, NUL included */
+};
+#define UALG_BIND_NAME_MAX 128
+
+struct ualg_sockopt {
+	int32_t level, optname;
+	uint32_t optlen;	/* bytes of value that follow */
+};
+#define UALG_SOCKOPT_MAX (20u * 1024u)	/* the kernel's optmem_max */
+
+#define UALG_SEND_MORE 0x01u	/* MSG_MORE of the caller */
+#define UALG_SEND_DONTWAIT 0x02u	/* MSG_DONTWAIT or O_NONBLOCK */
+#define UALG_SEND_FIRST 0x04u	/* first frame of one sendmsg() */
+#define UALG_SEND_LAST 0x08u	/* last frame of one sendmsg() */
+#define UALG_SEND_CTL 0x10u	/* the call had a control message */
+#define UALG_SEND_IV 0x20u	/* iv/ivlen are set */
+#define UALG_SEND_CTL_BAD 0x40u	/* a cmsg af_alg_cmsg_send() rejects (EINVAL) */
+#define UALG_SEND_FLAGS_ALL 0x7fu
+
+struct ualg_send {
+	uint32_t flags;		/* UALG_SEND_* */
+	uint32_t op;		/* ALG_SET_OP value (0 = decrypt when absent) */
+	uint32_t assoclen;	/* ALG_SET_AEAD_ASSOCLEN value */
+	uint32_t ivlen;		/* bytes of IV that follow, then the data */
+};
+#define UALG_IV_MAX 64
+
+#define UALG_RECV_DONTWAIT 0x01u
+#define UALG_RECV_FLAGS_ALL 0x01u
+
+struct ualg_recv {
+	uint32_t flags;
+	uint32_t len;		/* caller's buffer size for this part, <= UALG_DATA_MAX */
+};
+
+#define UALG_FRAME_PARTS 64	/* iovecs one frame may gather from */
+
+/* Sends one frame: header, then the given parts, optionally passing fd
+ * (>= 0) with SCM_RIGHTS.  Returns 0 or -errno (-EFAULT for a part the
+ * caller cannot read, as the kernel would report it).  Retries EINTR. */
+int ualg_frame_send(int sock, uint16_t type, uint16_t flags, int32_t result,
+		    const struct iovec *parts, int nparts, int pass_fd);
+
+/* Receives one frame: its header into *hdr, the rest scattered over body.
+ * Returns the frame length, 0 at end of connection, or -errno: -EPROTO for
+ * a frame that is truncated, larger than the buffers or whose header is
+ * inconsistent.  A passed fd is stored in *fd (else -1) when fd is
+ * non-NULL, and closed otherwise; cloexec applies MSG_CMSG_CLOEXEC.  Does
+ * not wait when the socket is non-blocking (-EAGAIN). */
+ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
+			int *fd, int cloexec);
+
+/* The default algd socket path for this user, into buf. */
+int ualg_default_socket_path(char *buf, size_t size);
+
+#endif
