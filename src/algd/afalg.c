@@ -1,0 +1,168 @@
+/* The generic part of AF_ALG (crypto/af_alg.c): bind, setsockopt, accept,
+ * the key/children bookkeeping and dispatch to the socket's type. */
+#include "afalg.h"
+
+#include <errno.h>
+#include <linux/if_alg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef SOL_ALG
+#define SOL_ALG 279
+#endif
+
+/* CRYPTO_ALG_KERN_DRIVER_ONLY: the only flag a caller may pass in
+ * salg_feat/salg_mask. */
+#define ALLOWED_FEAT 0x00001000u
+
+static const struct alg_type *const types[] = { &afalg_type_hash, &afalg_type_skcipher };
+
+struct alg_sock *afalg_sock_new(void)
+{
+	struct alg_sock *sk = calloc(1, sizeof(*sk));
+
+	if (sk)
+		sk->ref = 1;
+	return sk;
+}
+
+void afalg_sock_put(struct alg_sock *sk)
+{
+	if (!sk || --sk->ref)
+		return;
+	if (sk->connected) {
+		struct alg_sock *parent = sk->parent;
+		sk->type->release(sk);
+		ualg_wipe(sk->ctx, sk->type->ctxsize);
+		free(sk->ctx);
+		if (sk->nokey)
+			parent->nokey_children--;
+		parent->children--;
+		afalg_sock_put(parent);
+	} else {
+		ualg_tfm_free(sk->tfm);		/* wipes the key */
+	}
+	free(sk);
+}
+
+static const struct alg_type *find_type(const char *name)
+{
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcmp(types[i]->name, name))
+			return types[i];
+	return NULL;
+}
+
+int afalg_bind(struct alg_sock *sk, const char *type_name, uint32_t feat, uint32_t mask,
+	       const char *name)
+{
+	int err = 0;
+
+	if (sk->connected)
+		return -EINVAL;
+	if ((feat & ~ALLOWED_FEAT) || (mask & ~ALLOWED_FEAT))
+		return -EINVAL;
+	const struct alg_type *type = find_type(type_name);
+	if (!type)
+		return -ENOENT;
+	/* No driver here is a hardware-only one, so the flag selects
+	 * nothing: requesting it in feat (with the mask) finds nothing. */
+	if (feat & mask & ALLOWED_FEAT)
+		return -ENOENT;
+	struct ualg_alg *alg = ualg_alg_lookup(type->alg_type, name, &err);
+	if (!alg)
+		return -err;
+	struct ualg_tfm *tfm = ualg_tfm_new(alg, &err);
+	ualg_alg_put(alg);
+	if (!tfm)
+		return -err;
+	if (sk->children) {
+		ualg_tfm_free(tfm);
+		return -EBUSY;
+	}
+	ualg_tfm_free(sk->tfm);
+	sk->tfm = tfm;
+	sk->type = type;
+	return 0;
+}
+
+int afalg_setsockopt(struct alg_sock *sk, int level, int optname,
+		     const uint8_t *val, size_t len)
+{
+	if (sk->children != sk->nokey_children)
+		return -EBUSY;
+	if (level != SOL_ALG || !sk->type)
+		return -ENOPROTOOPT;
+	switch (optname) {
+	case ALG_SET_KEY:
+		if (sk->connected || !ualg_tfm_has_setkey(sk->tfm))
+			return sk->connected ? -ENOPROTOOPT : -ENOSYS;
+		return ualg_tfm_setkey(sk->tfm, val, len);
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+static int accept_from(struct alg_sock *parent, const struct alg_sock *from,
+		       struct alg_sock **out)
+{
+	if (!parent->type)
+		return -EINVAL;
+	struct alg_sock *op = afalg_sock_new();
+	if (!op || !(op->ctx = calloc(1, parent->type->ctxsize))) {
+		free(op);
+		return -ENOMEM;
+	}
+	op->connected = true;
+	op->type = parent->type;
+	op->parent = parent;
+	op->nokey = parent->tfm->need_key;
+	int r = parent->type->accept(op, from);
+	if (r) {
+		free(op->ctx);
+		free(op);
+		return r;
+	}
+	parent->ref++;
+	parent->children++;
+	parent->nokey_children += op->nokey;
+	*out = op;
+	return 0;
+}
+
+int afalg_accept(struct alg_sock *sk, struct alg_sock **out)
+{
+	if (!sk->connected)
+		return accept_from(sk, NULL, out);
+	if (!sk->type->accept_on_op)
+		return -EOPNOTSUPP;
+	int r = afalg_check_key(sk);
+	return r ? r : accept_from(sk->parent, sk, out);
+}
+
+int afalg_check_key(struct alg_sock *op)
+{
+	if (!op->nokey)
+		return 0;
+	if (afalg_tfm(op)->need_key)
+		return -ENOKEY;
+	op->nokey = false;
+	op->parent->nokey_children--;
+	return 0;
+}
+
+int afalg_send(struct alg_sock *sk, const struct afalg_send *s)
+{
+	if (!sk->connected)
+		return -EOPNOTSUPP;	/* sock_no_sendmsg on the transform socket */
+	int r = afalg_check_key(sk);
+	return r ? r : sk->type->send(sk, s);
+}
+
+int afalg_recv(struct alg_sock *sk, uint8_t *out, size_t len, bool dontwait, bool *trunc)
+{
+	if (!sk->connected)
+		return -EOPNOTSUPP;
+	int r = afalg_check_key(sk);
+	return r ? r : sk->type->recv(sk, out, len, dontwait, trunc);
+}

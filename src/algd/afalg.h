@@ -1,0 +1,87 @@
+/* AF_ALG socket semantics, as Linux 6.1's crypto/af_alg.c, algif_hash.c and
+ * algif_skcipher.c, over the core crypto API.  Nothing here knows about
+ * frames or file descriptors: server.c turns frames into these calls. */
+#ifndef UALG_ALGD_AFALG_H
+#define UALG_ALGD_AFALG_H
+
+#include "crypto.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Returned by send/recv when the kernel would sleep: the caller answers
+ * later, after another request changed the socket's state. */
+#define AFALG_WAIT (-100000)	/* outside the errno range */
+
+struct alg_sock;
+
+/* What one sendmsg() carries besides data (already parsed by the shim). */
+struct afalg_ctl {
+	bool present;		/* msg_controllen was non-zero */
+	bool invalid;		/* a cmsg the kernel would reject with EINVAL */
+	uint32_t op;
+	bool has_iv;
+	uint32_t ivlen;
+	const uint8_t *iv;
+	uint32_t assoclen;
+};
+
+struct afalg_send {
+	struct afalg_ctl ctl;
+	bool first, last;	/* parts of one sendmsg() */
+	bool more;		/* MSG_MORE */
+	bool dontwait;
+	const uint8_t *data;
+	size_t len;
+};
+
+struct alg_type {
+	const char *name;		/* salg_type: "hash", "skcipher" */
+	enum ualg_alg_type alg_type;
+	size_t ctxsize;
+	/* Sets up an accepted socket's context; from is the op socket being
+	 * accepted on (hash state cloning) or NULL. */
+	int (*accept)(struct alg_sock *op, const struct alg_sock *from);
+	bool accept_on_op;		/* accept() works on an op socket */
+	int (*send)(struct alg_sock *op, const struct afalg_send *s);
+	int (*recv)(struct alg_sock *op, uint8_t *out, size_t len, bool dontwait, bool *trunc);
+	void (*release)(struct alg_sock *op);
+};
+
+struct alg_sock {
+	unsigned ref;			/* connection + accepted children */
+	struct alg_sock *parent;	/* op sockets: the transform socket */
+	const struct alg_type *type;
+	struct ualg_tfm *tfm;		/* transform sockets: the bound tfm */
+	unsigned children;		/* kernel's ask->refcnt */
+	unsigned nokey_children;	/* kernel's ask->nokey_refcnt */
+	bool connected;			/* an op socket */
+	bool nokey;			/* accepted before a key was set */
+	void *ctx;			/* op sockets: type->ctxsize bytes */
+};
+
+struct alg_sock *afalg_sock_new(void);
+void afalg_sock_put(struct alg_sock *sk);
+
+int afalg_bind(struct alg_sock *sk, const char *type, uint32_t feat, uint32_t mask,
+	       const char *name);
+int afalg_setsockopt(struct alg_sock *sk, int level, int optname,
+		     const uint8_t *val, size_t len);
+int afalg_accept(struct alg_sock *sk, struct alg_sock **out);
+int afalg_send(struct alg_sock *sk, const struct afalg_send *s);
+int afalg_recv(struct alg_sock *sk, uint8_t *out, size_t len, bool dontwait, bool *trunc);
+
+/* The op socket's transform (shared with its parent). */
+static inline struct ualg_tfm *afalg_tfm(const struct alg_sock *op)
+{
+	return op->parent->tfm;
+}
+
+/* ENOKEY until the parent's transform has a key; then the op socket
+ * becomes a keyed child, as hash_check_key()/skcipher_check_key(). */
+int afalg_check_key(struct alg_sock *op);
+
+extern const struct alg_type afalg_type_hash, afalg_type_skcipher;
+
+#endif

@@ -1,0 +1,104 @@
+/* The "hash" socket type, as crypto/algif_hash.c: data is hashed as it is
+ * sent; MSG_MORE keeps the hash open; a read finalises (or reports the
+ * result of a final send) and then forgets the result, so that a second
+ * read returns the digest of the empty message. */
+#include "afalg.h"
+
+#include <errno.h>
+#include <string.h>
+
+struct hash_ctx {
+	struct ualg_hash_desc desc;
+	bool more;		/* a MSG_MORE send left the hash open */
+	bool have_result;
+	uint8_t result[UALG_MAX_DIGESTSIZE];
+};
+
+static int hash_accept(struct alg_sock *op, const struct alg_sock *from)
+{
+	struct hash_ctx *ctx = op->ctx;
+
+	if (!from)
+		return 0;
+	const struct hash_ctx *src = from->ctx;
+	ctx->more = src->more;
+	return src->more ? ualg_hash_clone(&ctx->desc, &src->desc) : 0;
+}
+
+static void hash_free_result(struct hash_ctx *ctx)
+{
+	ualg_wipe(ctx->result, sizeof(ctx->result));
+	ctx->have_result = false;
+}
+
+static int hash_send(struct alg_sock *op, const struct afalg_send *s)
+{
+	struct hash_ctx *ctx = op->ctx;
+	int r;
+
+	/* Control messages are ignored by hash sockets. */
+	if (s->first) {
+		if (!ctx->more) {
+			if (s->more)
+				hash_free_result(ctx);
+			r = ualg_hash_init(&ctx->desc, afalg_tfm(op));
+			if (r)
+				return r;
+		}
+		ctx->more = false;
+	}
+	if (s->len && (r = ualg_hash_update(&ctx->desc, s->data, s->len)))
+		return r;
+	if (!s->last)
+		return (int)s->len;
+	ctx->more = s->more;
+	if (!ctx->more) {
+		r = ualg_hash_final(&ctx->desc, ctx->result);
+		if (r)
+			return r;
+		ctx->have_result = true;
+	}
+	return (int)s->len;
+}
+
+static int hash_recv(struct alg_sock *op, uint8_t *out, size_t len, bool dontwait, bool *trunc)
+{
+	struct hash_ctx *ctx = op->ctx;
+	const unsigned ds = ualg_hash_digestsize(afalg_tfm(op));
+	const bool result = ctx->have_result;
+	int r = 0;
+
+	(void)dontwait;
+	if (len > ds)
+		len = ds;
+	else if (len < ds)
+		*trunc = true;
+	if (!result && !ctx->more)
+		r = ualg_hash_init(&ctx->desc, afalg_tfm(op));
+	if (!r && (!result || ctx->more)) {
+		ctx->more = false;
+		r = ualg_hash_final(&ctx->desc, ctx->result);
+	}
+	if (!r)
+		memcpy(out, ctx->result, len);
+	hash_free_result(ctx);
+	return r ? r : (int)len;
+}
+
+static void hash_release(struct alg_sock *op)
+{
+	struct hash_ctx *ctx = op->ctx;
+
+	ualg_hash_exit(&ctx->desc);
+}
+
+const struct alg_type afalg_type_hash = {
+	.name = "hash",
+	.alg_type = UALG_ALG_SHASH,
+	.ctxsize = sizeof(struct hash_ctx),
+	.accept = hash_accept,
+	.accept_on_op = true,
+	.send = hash_send,
+	.recv = hash_recv,
+	.release = hash_release,
+};
