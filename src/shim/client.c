@@ -1,0 +1,130 @@
+/* Talking to algd: connecting a transform socket, and one request/reply
+ * transaction at a time per socket. */
+#include "shim.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static void debug(const char *fmt, const char *arg, int err)
+{
+	if (getenv("UALG_DEBUG"))
+		fprintf(stderr, "ualg: %s%s: %s\n", fmt, arg, strerror(err));
+}
+
+int client_connect(int type_flags)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char path[sizeof(sa.sun_path)];
+	struct ualg_hello hello = { UALG_PROTO_MAGIC, UALG_PROTO_VERSION, UALG_ROLE_AFALG };
+	struct ualg_hdr h;
+
+	if (ualg_default_socket_path(path, sizeof(path)))
+		return -EAFNOSUPPORT;
+	strcpy(sa.sun_path, path);
+	int fd = real.socket(AF_UNIX, SOCK_SEQPACKET | (type_flags & SOCK_CLOEXEC), 0);
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_connect, fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		/* No daemon: to the program this is a kernel without AF_ALG. */
+		debug("cannot reach algd at ", path, errno);
+		real.close(fd);
+		return -EAFNOSUPPORT;
+	}
+	struct iovec part = { &hello, sizeof(hello) };
+	int r = ualg_frame_send(fd, UALG_MSG_HELLO, 0, 0, &part, 1, -1);
+	if (!r) {
+		ssize_t n = ualg_frame_recv(fd, &h, NULL, 0, NULL, 0);
+		r = n <= 0 ? -EAFNOSUPPORT :
+		    (h.type != UALG_MSG_HELLO || h.result != UALG_PROTO_VERSION) ? -EAFNOSUPPORT : 0;
+	}
+	if (!r && (type_flags & SOCK_NONBLOCK))
+		r = real.fcntl(fd, F_SETFL, O_NONBLOCK) ? -errno : 0;
+	if (r) {
+		debug("algd handshake failed at ", path, -r);
+		real.close(fd);
+		return r;
+	}
+	return fd;
+}
+
+static int wait_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	for (;;) {
+		int n = (int)syscall(SYS_poll, &p, 1, -1);
+		if (n > 0 || (n < 0 && errno != EINTR))
+			return n > 0 ? 0 : -errno;
+	}
+}
+
+/* Replies are validated as strictly as requests: a confused or foreign
+ * peer must not make the shim write past the caller's buffers. */
+static int reply_ok(const struct xact *x, const struct ualg_hdr *h, ssize_t n, size_t cap)
+{
+	size_t data = (size_t)n - sizeof(*h);
+
+	if (h->type != x->type || !(h->flags & UALG_HDR_REPLY) || data > cap)
+		return 0;
+	if (x->type == UALG_MSG_RECV)
+		return h->result < 0 ? data == 0 : (size_t)h->result == data;
+	return data == 0;
+}
+
+int client_xact(struct afd *a, int fd, struct xact *x)
+{
+	struct ualg_hdr h;
+	size_t cap = 0;
+	int r;
+
+	for (int i = 0; i < x->nrbody; i++)
+		cap += x->rbody[i].iov_len;
+	x->rfd = -1;
+	x->rflags = 0;
+	x->rlen = 0;
+	pthread_mutex_lock(&a->lock);
+	/* Send waits for room even on a non-blocking socket: the frame is
+	 * small and algd drains it at once. */
+	for (;;) {
+		r = ualg_frame_send(fd, x->type, 0, 0, x->parts, x->nparts, -1);
+		if (r != -EAGAIN)
+			break;
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+		syscall(SYS_poll, &p, 1, -1);
+	}
+	if (r) {
+		pthread_mutex_unlock(&a->lock);
+		return r == -EPIPE || r == -ECONNREFUSED ? -ECONNRESET : r;
+	}
+	ssize_t n;
+	for (;;) {
+		n = ualg_frame_recv(fd, &h, x->rbody, x->nrbody, x->want_fd ? &x->rfd : NULL, x->cloexec);
+		if (n != -EAGAIN)
+			break;
+		if ((r = wait_readable(fd)))
+			break;
+	}
+	pthread_mutex_unlock(&a->lock);
+	if (r)
+		return r;
+	if (n == 0)
+		return -ECONNRESET;	/* algd went away */
+	if (n < 0)
+		return n == -EFAULT ? -EFAULT : -EPROTO;
+	if (!reply_ok(x, &h, n, cap)) {
+		if (x->rfd >= 0)
+			real.close(x->rfd);
+		x->rfd = -1;
+		return -EPROTO;
+	}
+	x->rlen = (size_t)n - sizeof(h);
+	x->rflags = h.flags;
+	return h.result;
+}

@@ -1,0 +1,709 @@
+/* The interposed libc functions.  Every one first asks the fd table whether
+ * the fd is an emulated AF_ALG socket; if not, the real function runs with
+ * nothing else done.  For ours, each call becomes one algd transaction (or
+ * a few, for transfers longer than a frame) with the kernel's own argument
+ * checks done first, in the kernel's order. */
+#include "shim.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/if_alg.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#ifndef AF_ALG
+#define AF_ALG 38
+#endif
+#ifndef SOL_ALG
+#define SOL_ALG 279
+#endif
+
+#define EXPORT __attribute__((visibility("default")))
+#define SOCKADDR_STORAGE 128	/* sizeof(struct sockaddr_storage) */
+#define UIO_MAXIOV_ 1024
+
+struct real_fns real;
+
+/* ---- resolving the real functions ---------------------------------- */
+
+typedef ssize_t (*read_fn)(int, void *, size_t);
+typedef ssize_t (*write_fn)(int, const void *, size_t);
+static struct {
+	read_fn read;
+	write_fn write;
+	ssize_t (*readv)(int, const struct iovec *, int);
+	ssize_t (*writev)(int, const struct iovec *, int);
+	ssize_t (*send)(int, const void *, size_t, int);
+	ssize_t (*sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+	ssize_t (*sendmsg)(int, const struct msghdr *, int);
+	ssize_t (*recv)(int, void *, size_t, int);
+	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
+	ssize_t (*recvmsg)(int, struct msghdr *, int);
+	int (*accept)(int, struct sockaddr *, socklen_t *);
+	int (*accept4)(int, struct sockaddr *, socklen_t *, int);
+	int (*connect)(int, const struct sockaddr *, socklen_t);
+	int (*listen)(int, int);
+	int (*getsockname)(int, struct sockaddr *, socklen_t *);
+	int (*getpeername)(int, struct sockaddr *, socklen_t *);
+	int (*shutdown)(int, int);
+	ssize_t (*splice)(int, loff_t *, int, loff_t *, size_t, unsigned);
+	ssize_t (*sendfile)(int, int, off_t *, size_t);
+} next;
+
+static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
+
+#define RESOLVE(tbl, name) (tbl).name = (__typeof__((tbl).name))dlsym(RTLD_NEXT, #name)
+
+static void resolve(void)
+{
+	RESOLVE(real, socket); RESOLVE(real, close); RESOLVE(real, dup);
+	RESOLVE(real, dup2); RESOLVE(real, dup3); RESOLVE(real, fcntl);
+	RESOLVE(real, bind); RESOLVE(real, setsockopt); RESOLVE(real, getsockopt);
+	RESOLVE(next, read); RESOLVE(next, write); RESOLVE(next, readv); RESOLVE(next, writev);
+	RESOLVE(next, send); RESOLVE(next, sendto); RESOLVE(next, sendmsg);
+	RESOLVE(next, recv); RESOLVE(next, recvfrom); RESOLVE(next, recvmsg);
+	RESOLVE(next, accept); RESOLVE(next, accept4); RESOLVE(next, connect);
+	RESOLVE(next, listen); RESOLVE(next, getsockname); RESOLVE(next, getpeername);
+	RESOLVE(next, shutdown); RESOLVE(next, splice); RESOLVE(next, sendfile);
+}
+
+void shim_resolve(void)
+{
+	pthread_once(&resolve_once, resolve);
+}
+
+__attribute__((constructor)) static void shim_init(void)
+{
+	shim_resolve();
+}
+
+static int fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+static ssize_t sfail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+/* O_NONBLOCK on the fd makes every call MSG_DONTWAIT, as sock_sendmsg()
+ * and sock_recvmsg() do. */
+static bool nonblocking(int fd)
+{
+	int fl = real.fcntl(fd, F_GETFL);
+	return fl >= 0 && (fl & O_NONBLOCK);
+}
+
+/* ---- socket creation and set-up ------------------------------------ */
+
+EXPORT int socket(int domain, int type, int protocol)
+{
+	shim_resolve();
+	if (domain != AF_ALG)
+		return real.socket(domain, type, protocol);
+	/* __sys_socket() and __sock_create(), then af_alg_create(). */
+	if (type & ~(0xf | SOCK_CLOEXEC | SOCK_NONBLOCK))
+		return fail(EINVAL);
+	int base = type & 0xf;
+	if (base < 1 || base > 10)
+		return fail(EINVAL);
+	if (base != SOCK_SEQPACKET)
+		return fail(ESOCKTNOSUPPORT);
+	if (protocol != 0)
+		return fail(EPROTONOSUPPORT);
+	int fd = client_connect(type);
+	if (fd < 0)
+		return fail(-fd);
+	if (afd_track(fd, false)) {
+		real.close(fd);
+		return fail(ENOMEM);
+	}
+	return fd;
+}
+
+EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	shim_resolve();
+	struct afd *a = afd_get(fd);
+	if (!a)
+		return real.bind(fd, addr, len);
+	if (a->op)
+		return fail(EOPNOTSUPP);	/* sock_no_bind */
+	/* move_addr_to_kernel(), then alg_bind(). */
+	uint8_t sa[SOCKADDR_STORAGE + 1];
+	if ((int)len < 0 || len > SOCKADDR_STORAGE)
+		return fail(EINVAL);
+	if (copy_in(sa, addr, len))
+		return fail(EFAULT);
+	const size_t head = offsetof(struct sockaddr_alg, salg_name);	/* 24 */
+	if (len < head + 1)
+		return fail(EINVAL);
+	struct ualg_bind b = { 0 };
+	memcpy(b.type, sa + 2, sizeof(b.type));
+	b.type[sizeof(b.type) - 1] = 0;
+	memcpy(&b.feat, sa + 16, 4);
+	memcpy(&b.mask, sa + 20, 4);
+	sa[len - 1] = 0;	/* salg_name[addr_len - sizeof(*sa) - 1] = 0 */
+	const char *name = (const char *)sa + head;
+	b.name_len = (uint32_t)strlen(name) + 1;
+	struct iovec parts[2] = { { &b, sizeof(b) }, { (void *)name, b.name_len } };
+	struct xact x = { .type = UALG_MSG_BIND, .parts = parts, .nparts = 2 };
+	int r = client_xact(a, fd, &x);
+	return r < 0 ? fail(-r) : 0;
+}
+
+EXPORT int setsockopt(int fd, int level, int optname, const void *val, socklen_t len)
+{
+	shim_resolve();
+	struct afd *a = afd_get(fd);
+	if (!a || level == SOL_SOCKET)
+		return real.setsockopt(fd, level, optname, val, len);
+	if ((int)len < 0)
+		return fail(EINVAL);
+	if (a->op)
+		return fail(EOPNOTSUPP);	/* op sockets have no setsockopt */
+	if (len > UALG_SOCKOPT_MAX)
+		return fail(ENOMEM);	/* sock_kmalloc() over optmem_max */
+	uint8_t *buf = malloc(len ? len : 1);
+	if (!buf)
+		return fail(ENOMEM);
+	int r = copy_in(buf, val, len);
+	if (!r) {
+		struct ualg_sockopt o = { level, optname, len };
+		struct iovec parts[2] = { { &o, sizeof(o) }, { buf, len } };
+		struct xact x = { .type = UALG_MSG_SETSOCKOPT, .parts = parts, .nparts = 2 };
+		r = client_xact(a, fd, &x);
+	}
+	explicit_bzero(buf, len);	/* it may be a key */
+	free(buf);
+	return r < 0 ? fail(-r) : 0;
+}
+
+EXPORT int getsockopt(int fd, int level, int optname, void *val, socklen_t *len)
+{
+	shim_resolve();
+	struct afd *a = afd_get(fd);
+	if (!a)
+		return real.getsockopt(fd, level, optname, val, len);
+	if (level == SOL_SOCKET && optname == SO_DOMAIN) {
+		int v = AF_ALG;
+		socklen_t l;
+		if (copy_in(&l, len, sizeof(l)))
+			return fail(EFAULT);
+		if ((int)l < 0)
+			return fail(EINVAL);
+		l = l < sizeof(v) ? l : sizeof(v);
+		memcpy(val, &v, l);
+		*len = l;
+		return 0;
+	}
+	if (level == SOL_SOCKET)
+		return real.getsockopt(fd, level, optname, val, len);
+	return fail(EOPNOTSUPP);	/* no getsockopt in AF_ALG's proto_ops */
+}
+
+static int do_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *alen, int flags)
+{
+	if (flags & ~(SOCK_CLOEXEC | SOCK_NONBLOCK))
+		return fail(EINVAL);
+	struct xact x = { .type = UALG_MSG_ACCEPT, .want_fd = true,
+			  .cloexec = flags & SOCK_CLOEXEC };
+	int r = client_xact(a, fd, &x);
+	if (r < 0)
+		return fail(-r);
+	if (x.rfd < 0)
+		return fail(EPROTO);
+	if ((flags & SOCK_NONBLOCK) && real.fcntl(x.rfd, F_SETFL, O_NONBLOCK)) {
+		real.close(x.rfd);
+		return fail(errno);
+	}
+	/* Operation sockets have no address: the length written back is 0. */
+	if (addr && alen) {
+		socklen_t zero = 0;
+		memcpy(alen, &zero, sizeof(zero));
+	}
+	if (afd_track(x.rfd, true)) {
+		real.close(x.rfd);
+		return fail(ENOMEM);
+	}
+	return x.rfd;
+}
+
+EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *alen, int flags)
+{
+	shim_resolve();
+	struct afd *a = afd_get(fd);
+	return a ? do_accept(fd, a, addr, alen, flags) : next.accept4(fd, addr, alen, flags);
+}
+
+EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *alen)
+{
+	shim_resolve();
+	struct afd *a = afd_get(fd);
+	return a ? do_accept(fd, a, addr, alen, 0) : next.accept(fd, addr, alen);
+}
+
+/* AF_ALG's proto_ops leave these to the sock_no_* stubs. */
+EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	shim_resolve();
+	return afd_get(fd) ? fail(EOPNOTSUPP) : next.connect(fd, addr, len);
+}
+
+EXPORT int listen(int fd, int backlog)
+{
+	shim_resolve();
+	return afd_get(fd) ? fail(EOPNOTSUPP) : next.listen(fd, backlog);
+}
+
+EXPORT int getsockname(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	shim_resolve();
+	return afd_get(fd) ? fail(EOPNOTSUPP) : next.getsockname(fd, addr, len);
+}
+
+EXPORT int getpeername(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	shim_resolve();
+	return afd_get(fd) ? fail(EOPNOTSUPP) : next.getpeername(fd, addr, len);
+}
+
+EXPORT int shutdown(int fd, int how)
+{
+	shim_resolve();
+	return afd_get(fd) ? fail(EOPNOTSUPP) : next.shutdown(fd, how);
+}
+
+/* ---- sending -------------------------------------------------------- */
+
+/* A cursor over the caller's iovecs, cut into frame-sized pieces. */
+struct iov_cursor {
+	const struct iovec *iov;
+	size_t n, i, off;
+};
+
+static size_t cursor_take(struct iov_cursor *c, struct iovec *out, int *nout, int max, size_t limit)
+{
+	size_t got = 0;
+
+	*nout = 0;
+	while (c->i < c->n && got < limit && *nout < max) {
+		size_t left = c->iov[c->i].iov_len - c->off;
+		if (!left) {
+			c->i++;
+			c->off = 0;
+			continue;
+		}
+		size_t take = left < limit - got ? left : limit - got;
+		out[(*nout)++] = (struct iovec){ (uint8_t *)c->iov[c->i].iov_base + c->off, take };
+		got += take;
+		c->off += take;
+	}
+	return got;
+}
+
+static int iov_total(const struct iovec *iov, size_t n, size_t *total)
+{
+	size_t t = 0;
+
+	if (n > UIO_MAXIOV_)
+		return -EMSGSIZE;
+	for (size_t i = 0; i < n; i++) {
+		if ((ssize_t)iov[i].iov_len < 0 || iov[i].iov_len > (size_t)SSIZE_MAX - t)
+			return -EINVAL;
+		t += iov[i].iov_len;
+	}
+	/* The kernel caps one call at MAX_RW_COUNT. */
+	*total = t < (size_t)INT_MAX - 4095 ? t : (size_t)INT_MAX - 4095;
+	return 0;
+}
+
+static ssize_t do_send(int fd, struct afd *a, const struct iovec *iov, size_t niov,
+		       const struct shim_ctl *ctl, int flags)
+{
+	size_t total;
+	int r = iov_total(iov, niov, &total);
+	if (r)
+		return sfail(-r);
+	if (nonblocking(fd))
+		flags |= MSG_DONTWAIT;
+
+	struct iov_cursor cur = { iov, niov, 0, 0 };
+	size_t sent = 0;
+	bool first = true;
+	do {
+		struct iovec parts[UALG_FRAME_PARTS];
+		int np;
+		size_t want = total - sent < UALG_DATA_MAX ? total - sent : UALG_DATA_MAX;
+		size_t got = cursor_take(&cur, parts + 2, &np, UALG_FRAME_PARTS - 2, want);
+		struct ualg_send m = { 0 };
+		if (first && ctl && ctl->present) {
+			m.flags |= UALG_SEND_CTL;
+			m.flags |= ctl->invalid ? UALG_SEND_CTL_BAD : 0;
+			m.op = ctl->op;
+			m.assoclen = ctl->assoclen;
+			if (ctl->has_iv && !ctl->invalid) {
+				m.flags |= UALG_SEND_IV;
+				m.ivlen = ctl->ivlen;
+			}
+		}
+		m.flags |= first ? UALG_SEND_FIRST : 0;
+		m.flags |= sent + got == total ? UALG_SEND_LAST : 0;
+		m.flags |= (flags & MSG_MORE) ? UALG_SEND_MORE : 0;
+		m.flags |= (flags & MSG_DONTWAIT) ? UALG_SEND_DONTWAIT : 0;
+		parts[0] = (struct iovec){ &m, sizeof(m) };
+		parts[1] = (struct iovec){ (void *)(ctl ? ctl->iv : NULL), m.ivlen };
+		struct xact x = { .type = UALG_MSG_SEND, .parts = parts, .nparts = np + 2 };
+		r = client_xact(a, fd, &x);
+		if (r < 0)
+			return sent ? (ssize_t)sent : sfail(-r);
+		if ((size_t)r > got)
+			return sent ? (ssize_t)sent : sfail(EPROTO);
+		sent += (size_t)r;
+		if ((size_t)r < got)
+			break;
+		first = false;
+	} while (sent < total);
+	return (ssize_t)sent;
+}
+
+EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	shim_resolve();
+	struct afd *a = afd_get(fd);
+	if (!a)
+		return next.sendmsg(fd, msg, flags);
+	struct msghdr m;
+	struct shim_ctl ctl;
+	if (copy_in(&m, msg, sizeof(m)))
+		return sfail(EFAULT);
+	if ((int)m.msg_namelen < 0)
+		return sfail(EINVAL);
+	int r = cmsg_parse(&m, &ctl);
+	if (r)
+		return sfail(-r);
+	if (m.msg_iovlen > UIO_MAXIOV_)
+		return sfail(EMSGSIZE);
+	struct iovec *iov = malloc((m.msg_iovlen ? m.msg_iovlen : 1) * sizeof(*iov));
+	if (!iov)
+		return sfail(ENOMEM);
+	ssize_t n;
+	if (copy_in(iov, m.msg_iov, m.msg_iovlen * sizeof(*iov)))
+		n = sfail(EFAULT);
+	else
+		n = do_send(fd, a, iov, m.msg_iovlen, &ctl, flags);
+	free(iov);
+	return n;
+}
+
+EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
+		      const struct sockaddr *addr, socklen_t alen)
+{
+	shim_resolve();
+	struct afd *a = afd_get(fd);
+	if (!a)
+		return next.sendto(fd, buf, len, flags, addr, alen);
+	if (addr && alen > SOCKADDR_STORAGE)
+		return sfail(EINVAL);
+	struct iovec iov = { (void *)buf, len };
+	return do_send(fd, a, &iov, 1, NULL, flags);
+}
+
+EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
+{
+	shim_resolve();
+	struct afd *a = afd_get(fd);
+	if (!a)
+		return next.send(fd, buf, len, flags);
+	struct iovec iov = { (void *)buf, len };
+	return do_send(fd, a, &iov, 1, NULL, flags);
+}
+
+EXPORT ssize_t write(int fd, const void *buf, size_t len)
+{
+	shim_resolve();
+	struct afd *a = afd_get(fd);
+	if (!a)
+		return next.write(fd, buf, len);
+	struct iovec iov = { (void *)buf, len };
+	return do_send(fd, a, &iov, 1, NULL, 0);
+}
+
+EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
+{
+	shim_resolve();
+	struct afd *a = afd_get(fd);
+	if (!a)
+		return next.writev(fd, iov, n);
+	if (n < 0)
+		return sfail(EINVAL);
+	return do_send(fd, a, iov, (size_t)n, NULL, 0);
+}
+
+/* splice() and sendfile() into an op socket: the kernel feeds the pages to
+ * the socket's sendpage; here the bytes are read and sent, never written
+ * back, so a spliced page cache page cannot be modified (Copy Fail). */
+static ssize_t feed_from(int fd, struct afd *a, int in, loff_t *off, size_t len, bool more)
+{
+	uint8_t buf[UALG_DATA_MAX];
+	size_t want = len < sizeof(buf) ? len : sizeof(buf);
+	ssize_t n = off ? pread(in, buf, want, *off) : next.read(in, buf, want);
+
+	if (n <= 0)
+		return n;
+	struct iovec iov = { buf, (size_t)n };
+	bool last_chunk = (size_t)n == len;
+	ssize_t s = do_send(fd, a, &iov, 1, NULL, (more || !last_chunk) ? MSG_MORE : 0);
+	if (s > 0 && off)
+		*off += s;
+	return s;
+}
+
+EXPORT ssize_t splice(int in, loff_t *off_in, int out, loff_t *off_out, size_t len, unsigned flags)
+{
+	shim_resolve();
+	struct afd *a = afd_get(out);
+	if (!a)
+		return next.splice(in, off_in, out, off_out, len, flags);
+	if (off_out)
+		return sfail(ESPIPE);
+	return feed_from(out, a, in, off_in, len, flags & 0x04 /* SPLICE_F_MORE */);
+}
+
+EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t len)
+{
+	shim_resolve();
+	struct afd *a = afd_get(out);
+	if (!a)
+		return next.sendfile(out, in, off, len);
+	loff_t o = off ? *off : 0;
+	ssize_t n = feed_from(out, a, in, off ? &o : NULL, len, false);
+	if (off && n > 0)
+		*off = (off_t)o;
+	return n;
+}
+
+EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t len)
+{
+	return sendfile(out, in, off, len);
+}
+
+/* ---- receiving ------------------------------------------------------ */
+
+static ssize_t do_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov,
+		       int flags, int *msg_flags)
+{
+	size_t total;
+	int r = iov_total(iov, niov, &total);
+	if (r)
+		return sfail(-r);
+	if (nonblocking(fd))
+		flags |= MSG_DONTWAIT;
+
+	struct iov_cursor cur = { iov, niov, 0, 0 };
+	size_t got = 0;
+	do {
+		struct iovec parts[UALG_FRAME_PARTS];
+		int np;
+		size_t want = total - got < UALG_DATA_MAX ? total - got : UALG_DATA_MAX;
+		size_t cap = cursor_take(&cur, parts, &np, UALG_FRAME_PARTS, want);
+		struct ualg_recv m = { (flags & MSG_DONTWAIT) ? UALG_RECV_DONTWAIT : 0, (uint32_t)cap };
+		struct iovec req = { &m, sizeof(m) };
+		struct xact x = { .type = UALG_MSG_RECV, .parts = &req, .nparts = 1,
+				  .rbody = parts, .nrbody = np };
+		r = client_xact(a, fd, &x);
+		if (r < 0)
+			return got ? (ssize_t)got : sfail(-r);
+		if (msg_flags && (x.rflags & UALG_HDR_TRUNC))
+			*msg_flags |= MSG_TRUNC;
+		got += (size_t)r;
+		if ((size_t)r < cap || !r)
+			break;
+	} while (got < total);
+	return (ssize_t)got;
+}
+
+EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	shim_resolve();
+	struct afd *a = afd_get(fd);
+	if (!a)
+		return next.recvmsg(fd, msg, flags);
+	struct msghdr m;
+	if (copy_in(&m, msg, sizeof(m)))
+		return sfail(EFAULT);
+	if (m.msg_iovlen > UIO_MAXIOV_)
+		return sfail(EMSGSIZE);
+	struct iovec *iov = malloc((m.msg_iovlen ? m.msg_iovlen : 1) * sizeof(*iov));
+	if (!iov)
+		return sfail(ENOMEM);
+	int mflags = 0;
+	ssize_t n;
+	if (copy_in(iov, m.msg_iov, m.msg_iovlen * sizeof(*iov)))
+		n = sfail(EFAULT);
+	else
+		n = do_recv(fd, a, iov, m.msg_iovlen, flags, &mflags);
+	free(iov);
+	if (n >= 0) {
+		/* No address, no control data: both lengths read back 0. */
+		msg->msg_namelen = 0;
+		msg->msg_controllen = 0;
+		msg->msg_flags = mflags;
+	}
+	return n;
+}
+
+EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *addr, socklen_t *alen)
+{
+	shim_resolve();
+	struct afd *a = afd_get(fd);
+	if (!a)
+		return next.recvfrom(fd, buf, len, flags, addr, alen);
+	struct iovec iov = { buf, len };
+	ssize_t n = do_recv(fd, a, &iov, 1, flags, NULL);
+	if (n >= 0 && addr && alen)
+		*alen = 0;
+	return n;
+}
+
+EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
+{
+	shim_resolve();
+	struct afd *a = afd_get(fd);
+	if (!a)
+		return next.recv(fd, buf, len, flags);
+	struct iovec iov = { buf, len };
+	return do_recv(fd, a, &iov, 1, flags, NULL);
+}
+
+EXPORT ssize_t read(int fd, void *buf, size_t len)
+{
+	shim_resolve();
+	struct afd *a = afd_get(fd);
+	if (!a)
+		return next.read(fd, buf, len);
+	struct iovec iov = { buf, len };
+	return do_recv(fd, a, &iov, 1, 0, NULL);
+}
+
+EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
+{
+	shim_resolve();
+	struct afd *a = afd_get(fd);
+	if (!a)
+		return next.readv(fd, iov, n);
+	if (n < 0)
+		return sfail(EINVAL);
+	return do_recv(fd, a, iov, (size_t)n, 0, NULL);
+}
+
+/* _FORTIFY_SOURCE builds call these instead. */
+EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
+{
+	if (len > buflen)
+		abort();
+	return read(fd, buf, len);
+}
+
+EXPORT ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen, int flags)
+{
+	if (len > buflen)
+		abort();
+	return recv(fd, buf, len, flags);
+}
+
+EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags,
+			      struct sockaddr *addr, socklen_t *alen)
+{
+	if (len > buflen)
+		abort();
+	return recvfrom(fd, buf, len, flags, addr, alen);
+}
+
+/* ---- descriptor bookkeeping ----------------------------------------- */
+
+EXPORT int close(int fd)
+{
+	shim_resolve();
+	afd_untrack(fd);
+	return real.close(fd);
+}
+
+EXPORT int dup(int fd)
+{
+	shim_resolve();
+	int n = real.dup(fd);
+	struct afd *a = n >= 0 ? afd_get(fd) : NULL;
+	if (a)
+		afd_share(n, a);
+	return n;
+}
+
+static int dup_onto(int fd, int n, int r)
+{
+	if (r < 0 || fd == n)
+		return r;
+	struct afd *a = afd_get(fd);
+	if (a)
+		afd_share(n, a);
+	else
+		afd_untrack(n);		/* the old n was closed by the dup */
+	return r;
+}
+
+EXPORT int dup2(int fd, int n)
+{
+	shim_resolve();
+	return dup_onto(fd, n, real.dup2(fd, n));
+}
+
+EXPORT int dup3(int fd, int n, int flags)
+{
+	shim_resolve();
+	return dup_onto(fd, n, real.dup3(fd, n, flags));
+}
+
+static int do_fcntl(int fd, int cmd, va_list ap)
+{
+	/* Every fcntl argument is an int or a pointer; pass it through as
+	 * a pointer-sized value. */
+	void *arg = va_arg(ap, void *);
+	int r = real.fcntl(fd, cmd, arg);
+
+	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)) {
+		struct afd *a = afd_get(fd);
+		if (a)
+			afd_share(r, a);
+	}
+	return r;
+}
+
+EXPORT int fcntl(int fd, int cmd, ...)
+{
+	shim_resolve();
+	va_list ap;
+	va_start(ap, cmd);
+	int r = do_fcntl(fd, cmd, ap);
+	va_end(ap);
+	return r;
+}
+
+EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	shim_resolve();
+	va_list ap;
+	va_start(ap, cmd);
+	int r = do_fcntl(fd, cmd, ap);
+	va_end(ap);
+	return r;
+}

@@ -1,0 +1,80 @@
+/* libualg-preload: the AF_ALG emulation inside an unmodified program.
+ *
+ * Internal interfaces between the shim's parts:
+ *   fdtable.c  which fds are emulated AF_ALG sockets (O(1), lock-free reads)
+ *   client.c   request/reply transactions with algd
+ *   cmsg.c     af_alg_cmsg_send()'s parsing of control messages
+ *   preload.c  the interposed libc functions
+ */
+#ifndef UALG_SHIM_H
+#define UALG_SHIM_H
+
+#include "proto.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+/* One emulated socket; every fd that refers to it (dup) shares it. */
+struct afd {
+	atomic_uint refs;	/* fds in the table */
+	pthread_mutex_t lock;	/* one transaction at a time per socket */
+	bool op;		/* an accept()ed operation socket */
+};
+
+struct afd *afd_get(int fd);	/* NULL when fd is not ours */
+int afd_track(int fd, bool op);	/* a new socket */
+void afd_share(int newfd, struct afd *a);	/* dup */
+void afd_untrack(int fd);
+
+/* Real libc entry points, resolved once. */
+struct real_fns {
+	int (*socket)(int, int, int);
+	int (*close)(int);
+	int (*dup)(int);
+	int (*dup2)(int, int);
+	int (*dup3)(int, int, int);
+	int (*fcntl)(int, int, ...);
+	int (*bind)(int, const struct sockaddr *, socklen_t);
+	int (*setsockopt)(int, int, int, const void *, socklen_t);
+	int (*getsockopt)(int, int, int, void *, socklen_t *);
+};
+extern struct real_fns real;
+void shim_resolve(void);
+
+/* A transaction: sends a request frame from parts, waits for its reply.
+ * Returns the reply's result (>= 0 or -errno); -ECONNRESET if algd went
+ * away.  Reply data lands in rbody; the received data length is in
+ * *rlen, reply flags in *rflags, a passed fd in *rfd. */
+struct xact {
+	uint16_t type;
+	const struct iovec *parts;
+	int nparts;
+	const struct iovec *rbody;
+	int nrbody;
+	size_t rlen;
+	uint16_t rflags;
+	int rfd;
+	bool want_fd, cloexec;
+};
+int client_xact(struct afd *a, int fd, struct xact *x);
+/* Connects a new transform socket to algd (blocking, after HELLO). */
+int client_connect(int type_flags);
+
+/* Parsed control data of one sendmsg(), as af_alg_cmsg_send(). */
+struct shim_ctl {
+	bool present, invalid, has_iv;
+	uint32_t op, assoclen, ivlen;
+	uint8_t iv[UALG_IV_MAX];
+};
+/* Returns 0 or -errno for what the kernel rejects before the protocol
+ * (ENOBUFS, EFAULT); cmsgs the protocol rejects set ctl->invalid. */
+int cmsg_parse(const struct msghdr *msg, struct shim_ctl *ctl);
+
+/* Copies from the caller's memory, -EFAULT where it cannot be read. */
+int copy_in(void *dst, const void *src, size_t len);
+
+#endif

@@ -1,0 +1,212 @@
+/* ualg-run: runs a program with the AF_ALG shim preloaded, connected to the
+ * algd serving this user, or to a private algd started for the run. */
+#include "proto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef UALG_INSTALLED_PRELOAD
+#define UALG_INSTALLED_PRELOAD "/usr/local/lib/ualg/libualg-preload.so"
+#endif
+#ifndef UALG_INSTALLED_ALGD
+#define UALG_INSTALLED_ALGD "/usr/local/sbin/algd"
+#endif
+
+static void usage(FILE *f)
+{
+	fputs("usage: ualg-run [--private] [-v] [--] PROGRAM [ARGS...]\n"
+	      "Runs PROGRAM with AF_ALG served by algd: the one at $UALG_SOCKET or the\n"
+	      "default path if it answers, else a private one for this run.\n"
+	      "  --private   always start a private algd\n"
+	      "  -v          make a private algd log to stderr\n", f);
+}
+
+/* Does an algd answer at path? */
+static bool algd_alive(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct ualg_hello hello = { UALG_PROTO_MAGIC, UALG_PROTO_VERSION, UALG_ROLE_AFALG };
+	struct ualg_hdr h;
+	bool ok = false;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return false;
+	strcpy(sa.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	struct iovec part = { &hello, sizeof(hello) };
+	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
+	    !ualg_frame_send(fd, UALG_MSG_HELLO, 0, 0, &part, 1, -1) &&
+	    ualg_frame_recv(fd, &h, NULL, 0, NULL, 1) > 0)
+		ok = h.type == UALG_MSG_HELLO && h.result == UALG_PROTO_VERSION;
+	close(fd);
+	return ok;
+}
+
+/* The first of: $ENV, the build tree beside us, the install tree beside
+ * us, the configured install path. */
+static int find_file(char *out, size_t size, const char *env, const char *const *rel, const char *installed)
+{
+	const char *e = getenv(env);
+	char exe[PATH_MAX];
+
+	if (e && *e) {
+		snprintf(out, size, "%s", e);
+		return access(out, R_OK) ? -1 : 0;
+	}
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		const char *dir = dirname(exe);
+		for (; *rel; rel++) {
+			snprintf(out, size, "%s/%s", dir, *rel);
+			if (!access(out, R_OK))
+				return 0;
+		}
+	}
+	snprintf(out, size, "%s", installed);
+	return access(out, R_OK) ? -1 : 0;
+}
+
+static pid_t start_algd(const char *algd, const char *sock, bool verbose)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		char fdarg[16];
+		close(p[0]);
+		fcntl(p[1], F_SETFD, 0);
+		snprintf(fdarg, sizeof(fdarg), "%d", p[1]);
+		/* Its own process group: a ^C to the program is not for it. */
+		setpgid(0, 0);
+		execl(algd, "algd", "--socket", sock, "--ready-fd", fdarg, verbose ? "-v" : NULL, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		return -1;
+	}
+	struct pollfd pf = { p[0], POLLIN, 0 };
+	char c;
+	if (poll(&pf, 1, 30000) != 1 || read(p[0], &c, 1) != 1) {
+		close(p[0]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+static void prepend_env(const char *name, const char *value, char sep)
+{
+	const char *old = getenv(name);
+	if (!old || !*old) {
+		setenv(name, value, 1);
+		return;
+	}
+	size_t len = strlen(value) + strlen(old) + 2;
+	char *v = malloc(len);
+	if (!v)
+		return;
+	snprintf(v, len, "%s%c%s", value, sep, old);
+	setenv(name, v, 1);
+	free(v);
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const shim_rel[] = { "../shim/libualg-preload.so", "../lib/ualg/libualg-preload.so", NULL };
+	static const char *const algd_rel[] = { "../algd/algd", "../sbin/algd", "algd", NULL };
+	bool private_daemon = false, verbose = false;
+	int i = 1;
+	char shim[PATH_MAX], algd[PATH_MAX], sock[256], dir[PATH_MAX] = "";
+	pid_t algd_pid = -1;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else if (!strcmp(argv[i], "--private")) {
+			private_daemon = true;
+		} else if (!strcmp(argv[i], "-v")) {
+			verbose = true;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (find_file(shim, sizeof(shim), "UALG_PRELOAD", shim_rel, UALG_INSTALLED_PRELOAD)) {
+		fprintf(stderr, "ualg-run: cannot find libualg-preload.so (set UALG_PRELOAD)\n");
+		return 127;
+	}
+	if (ualg_default_socket_path(sock, sizeof(sock)) || private_daemon || !algd_alive(sock)) {
+		if (find_file(algd, sizeof(algd), "UALG_ALGD", algd_rel, UALG_INSTALLED_ALGD)) {
+			fprintf(stderr, "ualg-run: no algd is running and none was found to start (set UALG_ALGD)\n");
+			return 127;
+		}
+		const char *rt = getenv("XDG_RUNTIME_DIR");
+		snprintf(dir, sizeof(dir), "%s/ualg-run.XXXXXX", rt && *rt && !access(rt, W_OK) ? rt : "/tmp");
+		if (!mkdtemp(dir) || snprintf(sock, sizeof(sock), "%s/algd.sock", dir) >= (int)sizeof(sock)) {
+			fprintf(stderr, "ualg-run: cannot make a private directory: %s\n", strerror(errno));
+			return 127;
+		}
+		algd_pid = start_algd(algd, sock, verbose);
+		if (algd_pid < 0) {
+			fprintf(stderr, "ualg-run: algd (%s) did not start\n", algd);
+			rmdir(dir);
+			return 127;
+		}
+	}
+	setenv("UALG_SOCKET", sock, 1);
+	prepend_env("LD_PRELOAD", shim, ':');
+
+	pid_t child = fork();
+	if (child == 0) {
+		execvp(argv[i], argv + i);
+		fprintf(stderr, "ualg-run: %s: %s\n", argv[i], strerror(errno));
+		_exit(127);
+	}
+	int status = 0, rc = 127;
+	/* Signals meant for the program reach it through the terminal; we
+	 * only wait. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	if (child > 0) {
+		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+			;
+		rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	}
+	if (algd_pid > 0) {
+		kill(algd_pid, SIGTERM);
+		waitpid(algd_pid, NULL, 0);
+		unlink(sock);
+		rmdir(dir);
+	}
+	return rc;
+}
