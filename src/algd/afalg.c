@@ -86,8 +86,7 @@ int afalg_bind(struct alg_sock *sk, const char *type_name, uint32_t feat, uint32
 	return 0;
 }
 
-int afalg_setsockopt(struct alg_sock *sk, int level, int optname,
-		     const uint8_t *val, size_t len)
+int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v)
 {
 	if (sk->children != sk->nokey_children)
 		return -EBUSY;
@@ -95,9 +94,16 @@ int afalg_setsockopt(struct alg_sock *sk, int level, int optname,
 		return -ENOPROTOOPT;
 	switch (optname) {
 	case ALG_SET_KEY:
-		if (sk->connected || !ualg_tfm_has_setkey(sk->tfm))
-			return sk->connected ? -ENOPROTOOPT : -ENOSYS;
-		return ualg_tfm_setkey(sk->tfm, val, len);
+		if (sk->connected)
+			return -ENOPROTOOPT;
+		/* alg_setkey(): sock_kmalloc, copy in, then the type's setkey. */
+		if (v->too_big)
+			return -ENOMEM;
+		if (v->fault)
+			return -EFAULT;
+		if (!ualg_tfm_has_setkey(sk->tfm))
+			return -ENOSYS;
+		return ualg_tfm_setkey(sk->tfm, v->data, v->len);
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -151,18 +157,25 @@ int afalg_check_key(struct alg_sock *op)
 	return 0;
 }
 
-int afalg_send(struct alg_sock *sk, const struct afalg_send *s)
+int afalg_send(struct alg_sock *sk, const struct afalg_send *s, struct afalg_progress *p)
 {
 	if (!sk->connected)
 		return -EOPNOTSUPP;	/* sock_no_sendmsg on the transform socket */
 	int r = afalg_check_key(sk);
-	return r ? r : sk->type->send(sk, s);
+	return r ? r : sk->type->send(sk, s, p);
 }
 
-int afalg_recv(struct alg_sock *sk, uint8_t *out, size_t len, bool dontwait, bool *trunc)
+int afalg_recv(struct alg_sock *sk, uint8_t *out, size_t len, bool dontwait, bool *trunc,
+	       struct afalg_progress *p)
 {
 	if (!sk->connected)
 		return -EOPNOTSUPP;
 	int r = afalg_check_key(sk);
-	return r ? r : sk->type->recv(sk, out, len, dontwait, trunc);
+	return r ? r : sk->type->recv(sk, out, len, dontwait, trunc, p);
+}
+
+unsigned afalg_poll(const struct alg_sock *sk)
+{
+	/* Transform sockets and hash sockets have no poll method. */
+	return sk->connected && sk->type->poll ? sk->type->poll(sk) : 0;
 }

@@ -27,11 +27,19 @@ struct afalg_ctl {
 	uint32_t assoclen;
 };
 
+/* How far a request the kernel would sleep in has got, so that it can
+ * resume where it stopped (or report what it did when interrupted). */
+struct afalg_progress {
+	bool started;		/* the once-per-call checks have run */
+	size_t done;		/* bytes taken (send) or produced (recv) */
+};
+
 struct afalg_send {
 	struct afalg_ctl ctl;
 	bool first, last;	/* parts of one sendmsg() */
 	bool more;		/* MSG_MORE */
 	bool dontwait;
+	bool fault;		/* the data was unreadable: EFAULT after the checks */
 	const uint8_t *data;
 	size_t len;
 };
@@ -44,8 +52,10 @@ struct alg_type {
 	 * accepted on (hash state cloning) or NULL. */
 	int (*accept)(struct alg_sock *op, const struct alg_sock *from);
 	bool accept_on_op;		/* accept() works on an op socket */
-	int (*send)(struct alg_sock *op, const struct afalg_send *s);
-	int (*recv)(struct alg_sock *op, uint8_t *out, size_t len, bool dontwait, bool *trunc);
+	int (*send)(struct alg_sock *op, const struct afalg_send *s, struct afalg_progress *p);
+	int (*recv)(struct alg_sock *op, uint8_t *out, size_t len, bool dontwait, bool *trunc,
+		    struct afalg_progress *p);
+	unsigned (*poll)(const struct alg_sock *op);	/* NULL: never ready */
 	void (*release)(struct alg_sock *op);
 };
 
@@ -66,11 +76,23 @@ void afalg_sock_put(struct alg_sock *sk);
 
 int afalg_bind(struct alg_sock *sk, const char *type, uint32_t feat, uint32_t mask,
 	       const char *name);
-int afalg_setsockopt(struct alg_sock *sk, int level, int optname,
-		     const uint8_t *val, size_t len);
+/* A setsockopt value as the shim could (or could not) read it. */
+struct afalg_optval {
+	const uint8_t *data;
+	size_t len;
+	uint32_t optlen;
+	bool too_big, fault;
+};
+
+int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v);
 int afalg_accept(struct alg_sock *sk, struct alg_sock **out);
-int afalg_send(struct alg_sock *sk, const struct afalg_send *s);
-int afalg_recv(struct alg_sock *sk, uint8_t *out, size_t len, bool dontwait, bool *trunc);
+/* Both return AFALG_WAIT where the kernel would sleep; call again with the
+ * same progress once the socket's state has changed. */
+int afalg_send(struct alg_sock *sk, const struct afalg_send *s, struct afalg_progress *p);
+int afalg_recv(struct alg_sock *sk, uint8_t *out, size_t len, bool dontwait, bool *trunc,
+	       struct afalg_progress *p);
+/* The poll mask sock_poll() would report. */
+unsigned afalg_poll(const struct alg_sock *sk);
 
 /* The op socket's transform (shared with its parent). */
 static inline struct ualg_tfm *afalg_tfm(const struct alg_sock *op)

@@ -31,11 +31,12 @@ static void hash_free_result(struct hash_ctx *ctx)
 	ctx->have_result = false;
 }
 
-static int hash_send(struct alg_sock *op, const struct afalg_send *s)
+static int hash_send(struct alg_sock *op, const struct afalg_send *s, struct afalg_progress *p)
 {
 	struct hash_ctx *ctx = op->ctx;
 	int r;
 
+	(void)p;	/* hashing never waits */
 	/* Control messages are ignored by hash sockets. */
 	if (s->first) {
 		if (!ctx->more) {
@@ -47,6 +48,8 @@ static int hash_send(struct alg_sock *op, const struct afalg_send *s)
 		}
 		ctx->more = false;
 	}
+	if (s->fault)
+		return -EFAULT;
 	if (s->len && (r = ualg_hash_update(&ctx->desc, s->data, s->len)))
 		return r;
 	if (!s->last)
@@ -61,7 +64,8 @@ static int hash_send(struct alg_sock *op, const struct afalg_send *s)
 	return (int)s->len;
 }
 
-static int hash_recv(struct alg_sock *op, uint8_t *out, size_t len, bool dontwait, bool *trunc)
+static int hash_recv(struct alg_sock *op, uint8_t *out, size_t len, bool dontwait, bool *trunc,
+		     struct afalg_progress *p)
 {
 	struct hash_ctx *ctx = op->ctx;
 	const unsigned ds = ualg_hash_digestsize(afalg_tfm(op));
@@ -69,6 +73,7 @@ static int hash_recv(struct alg_sock *op, uint8_t *out, size_t len, bool dontwai
 	int r = 0;
 
 	(void)dontwait;
+	(void)p;
 	if (len > ds)
 		len = ds;
 	else if (len < ds)

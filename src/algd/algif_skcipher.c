@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <linux/if_alg.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,84 +65,121 @@ static int tx_append(struct skcipher_ctx *ctx, const uint8_t *data, size_t len)
 	return 0;
 }
 
+/* af_alg_pull_tsgl(): once the queue is empty, a new request must start
+ * with its own operation and IV unless MSG_MORE said more was coming. */
 static void tx_pull(struct skcipher_ctx *ctx, size_t len)
 {
 	ualg_wipe(ctx->tx + ctx->head, len);
 	ctx->head += len;
 	ctx->used -= len;
-	if (!ctx->used)
+	if (!ctx->used) {
 		ctx->head = 0;
+		ctx->init = ctx->more;
+	}
 }
 
-static int skcipher_send(struct alg_sock *op, const struct afalg_send *s)
+/* The checks af_alg_sendmsg() makes once per call, before any data. */
+static int send_begin(struct skcipher_ctx *ctx, const struct afalg_send *s, unsigned ivsize)
+{
+	if (s->ctl.present) {
+		if (s->ctl.invalid || s->ctl.op > ALG_OP_ENCRYPT)
+			return -EINVAL;
+		if (s->ctl.has_iv && s->ctl.ivlen != ivsize)
+			return -EINVAL;
+	}
+	if (ctx->init && !ctx->more && ctx->used)
+		return -EINVAL;
+	ctx->init = true;
+	if (s->ctl.present) {
+		ctx->enc = s->ctl.op == ALG_OP_ENCRYPT;
+		if (s->ctl.has_iv)
+			memcpy(ctx->iv, s->ctl.iv, ivsize);
+	}
+	return 0;
+}
+
+static int skcipher_send(struct alg_sock *op, const struct afalg_send *s, struct afalg_progress *p)
 {
 	struct skcipher_ctx *ctx = op->ctx;
-	const unsigned ivsize = afalg_tfm(op)->alg->u.skcipher.ivsize;
 
-	if (s->first) {
-		if (s->ctl.present) {
-			if (s->ctl.invalid || s->ctl.op > ALG_OP_ENCRYPT)
-				return -EINVAL;
-			if (s->ctl.has_iv && s->ctl.ivlen != ivsize)
-				return -EINVAL;
+	if (!p->started) {
+		p->started = true;
+		if (s->first) {
+			int r = send_begin(ctx, s, afalg_tfm(op)->alg->u.skcipher.ivsize);
+			if (r)
+				return r;
 		}
-		if (ctx->init && !ctx->more && ctx->used)
-			return -EINVAL;
-		ctx->init = true;
-		if (s->ctl.present) {
-			ctx->enc = s->ctl.op == ALG_OP_ENCRYPT;
-			if (s->ctl.has_iv)
-				memcpy(ctx->iv, s->ctl.iv, ivsize);
-		}
+		if (s->fault)
+			return -EFAULT;
 	}
-	size_t copied = 0;
-	if (s->len) {
+	while (p->done < s->len) {
 		if (!writable(ctx)) {
-			/* Later parts of one call stop at what was taken. */
-			if (!s->first)
-				return 0;
-			return s->dontwait ? -EAGAIN : AFALG_WAIT;
+			if (s->dontwait)
+				return p->done ? (int)p->done : -EAGAIN;
+			return AFALG_WAIT;	/* until a read makes room */
 		}
-		copied = s->len < sndbuf_left(ctx) ? s->len : sndbuf_left(ctx);
-		int r = tx_append(ctx, s->data, copied);
+		size_t n = s->len - p->done;
+		if (n > sndbuf_left(ctx))
+			n = sndbuf_left(ctx);
+		int r = tx_append(ctx, s->data + p->done, n);
 		if (r)
-			return r;
+			return p->done ? (int)p->done : r;
+		p->done += n;
 	}
-	if (s->last && copied == s->len)
+	if (s->last)
 		ctx->more = s->more;
-	return (int)copied;
+	return (int)p->done;
 }
 
-static int skcipher_recv(struct alg_sock *op, uint8_t *out, size_t len, bool dontwait, bool *trunc)
+/* skcipher_recvmsg(): runs the cipher over queued data in whole chunks
+ * while more may follow; waits (AFALG_WAIT) where the kernel sleeps, which
+ * includes after a request's last byte when the caller asked for more. */
+static int skcipher_recv(struct alg_sock *op, uint8_t *out, size_t len, bool dontwait, bool *trunc,
+			 struct afalg_progress *p)
 {
 	struct skcipher_ctx *ctx = op->ctx;
 	struct ualg_tfm *tfm = afalg_tfm(op);
 	const size_t bs = tfm->alg->u.skcipher.chunksize ? tfm->alg->u.skcipher.chunksize : 1;
-	size_t done = 0;
 
 	(void)trunc;
-	while (done < len) {
+	while (p->done < len) {
 		if (!ctx->init || (ctx->more && ctx->used < bs)) {
-			/* The kernel sleeps here; a single-threaded caller
-			 * that already got data is better served by it. */
-			if (done)
-				break;
-			return dontwait ? -EAGAIN : AFALG_WAIT;
+			if (dontwait)
+				return p->done ? (int)p->done : -EAGAIN;
+			return AFALG_WAIT;
 		}
-		size_t n = len - done < ctx->used ? len - done : ctx->used;
+		size_t n = len - p->done < ctx->used ? len - p->done : ctx->used;
 		if (ctx->more || n < ctx->used)
 			n -= n % bs;
-		uint8_t *dst = out + done;
+		/* Less than a chunk of a longer queue: the kernel refuses the
+		 * request and leaves the queue as it was. */
+		if (!n && ctx->used)
+			return p->done ? (int)p->done : -EINVAL;
+		uint8_t *dst = out + p->done;
 		memcpy(dst, ctx->tx + ctx->head, n);
 		tx_pull(ctx, n);
 		int r = ualg_skcipher_crypt(tfm, ctx->enc, ctx->iv, dst, dst, n);
 		if (r)
-			return done ? (int)done : r;
+			return p->done ? (int)p->done : r;
 		if (!n)
 			break;
-		done += n;
+		p->done += n;
 	}
-	return (int)done;
+	return (int)p->done;
+}
+
+/* af_alg_poll(): readable once a request is complete or data is queued,
+ * writable while a page of send buffer is free. */
+static unsigned skcipher_poll(const struct alg_sock *op)
+{
+	const struct skcipher_ctx *ctx = op->ctx;
+	unsigned mask = 0;
+
+	if (!ctx->more || ctx->used)
+		mask |= POLLIN | POLLRDNORM;
+	if (writable(ctx))
+		mask |= POLLOUT | POLLWRNORM | POLLWRBAND;
+	return mask;
 }
 
 static void skcipher_release(struct alg_sock *op)
@@ -161,5 +199,6 @@ const struct alg_type afalg_type_skcipher = {
 	.accept_on_op = false,
 	.send = skcipher_send,
 	.recv = skcipher_recv,
+	.poll = skcipher_poll,
 	.release = skcipher_release,
 };

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -23,12 +24,19 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+/* A request the kernel would sleep in, kept with how far it got. */
+struct parked {
+	uint8_t *frame;
+	size_t len;
+	struct afalg_progress progress;
+	uint8_t *out;		/* RECV: the output produced so far */
+};
+
 struct conn {
 	int fd;
 	bool greeted;		/* HELLO seen (op connections are born greeted) */
 	struct alg_sock *sk;
-	uint8_t *parked;	/* a request waiting for state to change */
-	size_t parked_len;
+	struct parked *parked;	/* at most one waiter per socket */
 	struct conn *prev, *next;
 };
 
@@ -72,15 +80,23 @@ static struct conn *conn_add(int fd, struct alg_sock *sk, bool greeted)
 	return c;
 }
 
+static void parked_free(struct parked *pk, size_t outlen)
+{
+	if (!pk)
+		return;
+	ualg_wipe(pk->frame, pk->len);
+	free(pk->frame);
+	ualg_wipe(pk->out, outlen);
+	free(pk->out);
+	free(pk);
+}
+
 static void conn_close(struct conn *c)
 {
 	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	afalg_sock_put(c->sk);
-	if (c->parked) {
-		ualg_wipe(c->parked, c->parked_len);
-		free(c->parked);
-	}
+	parked_free(c->parked, UALG_DATA_MAX);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -141,9 +157,15 @@ static int on_setsockopt(struct conn *c, const uint8_t *body, size_t len)
 	if (len < sizeof(o))
 		return -1;
 	memcpy(&o, body, sizeof(o));
-	if (o.optlen > UALG_SOCKOPT_MAX || len != sizeof(o) + o.optlen)
+	if (o.vallen >= UALG_SOCKOPT_MAX || len != sizeof(o) + o.vallen || o.reserved ||
+	    (o.flags & ~UALG_SOCKOPT_FLAGS_ALL) || (o.flags && o.vallen) ||
+	    (o.vallen && o.vallen != o.optlen))
 		return -1;
-	int r = afalg_setsockopt(c->sk, o.level, o.optname, body + sizeof(o), o.optlen);
+	const struct afalg_optval v = {
+		.data = body + sizeof(o), .len = o.vallen, .optlen = o.optlen,
+		.too_big = o.flags & UALG_SOCKOPT_TOOBIG, .fault = o.flags & UALG_SOCKOPT_FAULT,
+	};
+	int r = afalg_setsockopt(c->sk, o.level, o.optname, &v);
 	return reply(c, UALG_MSG_SETSOCKOPT, 0, r, NULL, 0, -1) ? -1 : 0;
 }
 
@@ -174,6 +196,12 @@ static int on_accept(struct conn *c, size_t len)
 	return r ? -1 : 0;
 }
 
+/* The progress of the request being handled: the parked one's when it is
+ * being resumed, else a fresh one. */
+static struct afalg_progress fresh_progress;
+static struct afalg_progress *progress_now = &fresh_progress;
+static uint8_t *recv_out_now = txdata;
+
 /* Returns 1 when the request was parked. */
 static int on_send(struct conn *c, const uint8_t *body, size_t len)
 {
@@ -199,10 +227,13 @@ static int on_send(struct conn *c, const uint8_t *body, size_t len)
 		.last = m.flags & UALG_SEND_LAST,
 		.more = m.flags & UALG_SEND_MORE,
 		.dontwait = m.flags & UALG_SEND_DONTWAIT,
+		.fault = m.flags & UALG_SEND_FAULT,
 		.data = body + sizeof(m) + m.ivlen,
 		.len = len - sizeof(m) - m.ivlen,
 	};
-	int r = afalg_send(c->sk, &s);
+	if (s.fault && s.len)
+		return -1;
+	int r = afalg_send(c->sk, &s, progress_now);
 	if (r == AFALG_WAIT)
 		return 1;
 	return reply(c, UALG_MSG_SEND, 0, r, NULL, 0, -1) ? -1 : 0;
@@ -218,12 +249,44 @@ static int on_recv(struct conn *c, const uint8_t *body, size_t len)
 	memcpy(&m, body, sizeof(m));
 	if ((m.flags & ~UALG_RECV_FLAGS_ALL) || m.len > UALG_DATA_MAX)
 		return -1;
-	int r = afalg_recv(c->sk, txdata, m.len, m.flags & UALG_RECV_DONTWAIT, &trunc);
+	int r = afalg_recv(c->sk, recv_out_now, m.len, m.flags & UALG_RECV_DONTWAIT, &trunc,
+			   progress_now);
 	if (r == AFALG_WAIT)
 		return 1;
-	int s = reply(c, UALG_MSG_RECV, trunc ? UALG_HDR_TRUNC : 0, r, txdata, r > 0 ? (size_t)r : 0, -1);
-	ualg_wipe(txdata, r > 0 ? (size_t)r : 0);
+	int s = reply(c, UALG_MSG_RECV, trunc ? UALG_HDR_TRUNC : 0, r, recv_out_now,
+		      r > 0 ? (size_t)r : 0, -1);
+	ualg_wipe(recv_out_now, r > 0 ? (size_t)r : 0);
 	return s ? -1 : 0;
+}
+
+static int on_poll(struct conn *c, size_t len)
+{
+	if (len)
+		return -1;
+	return reply(c, UALG_MSG_POLL, 0, (int32_t)afalg_poll(c->sk), NULL, 0, -1) ? -1 : 0;
+}
+
+/* A signal ended the client's wait: the parked request is answered with
+ * what it had done, or EINTR, as the kernel's interrupted sleep returns;
+ * then the cancel itself.  Without a parked request the earlier reply is
+ * already on its way and only the cancel is answered. */
+static int on_cancel(struct conn *c, size_t len)
+{
+	if (len)
+		return -1;
+	struct parked *pk = c->parked;
+	if (pk) {
+		c->parked = NULL;
+		const struct ualg_hdr *h = (const struct ualg_hdr *)pk->frame;
+		const size_t done = pk->progress.done;
+		int32_t result = done ? (int32_t)done : -EINTR;
+		int r = reply(c, h->type, 0, result, pk->out,
+			      h->type == UALG_MSG_RECV ? done : 0, -1);
+		parked_free(pk, UALG_DATA_MAX);
+		if (r)
+			return -1;
+	}
+	return reply(c, UALG_MSG_CANCEL, 0, 0, NULL, 0, -1) ? -1 : 0;
 }
 
 /* Dispatches one frame; returns 0, 1 (parked) or -1 (drop connection). */
@@ -245,25 +308,71 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 	case UALG_MSG_ACCEPT: return on_accept(c, blen);
 	case UALG_MSG_SEND: return on_send(c, body, blen);
 	case UALG_MSG_RECV: return on_recv(c, body, blen);
+	case UALG_MSG_POLL: return on_poll(c, blen);
+	case UALG_MSG_CANCEL: return on_cancel(c, blen);
 	default: return -1;
 	}
 }
 
+/* Runs the parked request again with its saved progress. */
 static void retry_parked(struct conn *c)
 {
-	uint8_t *frame = c->parked;
-	size_t len = c->parked_len;
+	struct parked *pk = c->parked;
 
 	c->parked = NULL;
-	int r = dispatch(c, frame, len);
+	progress_now = &pk->progress;
+	recv_out_now = pk->out ? pk->out : txdata;
+	int r = dispatch(c, pk->frame, pk->len);
+	progress_now = &fresh_progress;
+	recv_out_now = txdata;
 	if (r == 1) {
-		c->parked = frame;
+		c->parked = pk;
 		return;
 	}
-	ualg_wipe(frame, len);
-	free(frame);
+	parked_free(pk, UALG_DATA_MAX);
 	if (r < 0)
 		conn_close(c);
+}
+
+static int park(struct conn *c, size_t n)
+{
+	struct parked *pk = calloc(1, sizeof(*pk));
+
+	if (!pk || !(pk->frame = malloc(n))) {
+		free(pk);
+		return -1;
+	}
+	memcpy(pk->frame, rxbuf, n);
+	pk->len = n;
+	pk->progress = fresh_progress;
+	if (((struct ualg_hdr *)rxbuf)->type == UALG_MSG_RECV) {
+		if (!(pk->out = malloc(UALG_DATA_MAX))) {
+			parked_free(pk, 0);
+			return -1;
+		}
+		memcpy(pk->out, txdata, pk->progress.done);
+	}
+	c->parked = pk;
+	return 0;
+}
+
+/* Operation sockets closed by the client are released before a request on
+ * their transform socket is served, as the kernel releases them within
+ * close(): otherwise "close(op); setsockopt(tfm, KEY)" could see EBUSY.
+ * The client's close has completed before it sends the request, so the
+ * hang-up is already visible here even if epoll has not reported it. */
+static void reap_closed_children(const struct conn *c)
+{
+	if (!c->sk || c->sk->connected || !c->sk->children)
+		return;
+	for (struct conn *o = conns, *next; o; o = next) {
+		next = o->next;
+		if (!o->sk || o->sk->parent != c->sk)
+			continue;
+		struct pollfd p = { .fd = o->fd, .events = POLLIN | POLLRDHUP };
+		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP)) && !(p.revents & POLLIN))
+			conn_close(o);
+	}
 }
 
 static void on_readable(struct conn *c)
@@ -279,28 +388,32 @@ static void on_readable(struct conn *c)
 		conn_close(c);
 		return;
 	}
+	const uint16_t type = ((struct ualg_hdr *)rxbuf)->type;
+	reap_closed_children(c);
+	fresh_progress = (struct afalg_progress){ 0 };
 	int r = dispatch(c, rxbuf, (size_t)n);
 	if (r < 0) {
 		logmsg(1, "connection %d: invalid request, closing", c->fd);
 		/* Tell the client why before the connection ends. */
-		reply(c, ((struct ualg_hdr *)rxbuf)->type, 0, -EPROTO, NULL, 0, -1);
+		reply(c, type, 0, -EPROTO, NULL, 0, -1);
 		conn_close(c);
-	} else if (r == 1) {
-		if (c->parked) {
-			/* One waiter per socket; a second would wait forever. */
-			reply(c, ((struct ualg_hdr *)rxbuf)->type, 0, -EAGAIN, NULL, 0, -1);
-		} else if ((c->parked = malloc((size_t)n))) {
-			memcpy(c->parked, rxbuf, (size_t)n);
-			c->parked_len = (size_t)n;
-		} else {
-			conn_close(c);
-		}
-		ualg_wipe(rxbuf, (size_t)n);
-	} else {
-		ualg_wipe(rxbuf, (size_t)n);
-		if (c->parked)
-			retry_parked(c);
+		return;
 	}
+	if (r == 1) {
+		if (c->parked) {
+			/* One waiter per socket: a second gets EAGAIN. */
+			if (reply(c, type, 0, -EAGAIN, NULL, 0, -1)) {
+				conn_close(c);
+				return;
+			}
+		} else if (park(c, (size_t)n)) {
+			conn_close(c);
+			return;
+		}
+	} else if (c->parked && type != UALG_MSG_CANCEL) {
+		retry_parked(c);
+	}
+	ualg_wipe(rxbuf, (size_t)n);
 }
 
 static int listen_on(const char *path)

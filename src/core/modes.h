@@ -23,13 +23,32 @@ static inline void ualg_xor(uint8_t *dst, const uint8_t *a, const uint8_t *b, si
 		dst[i] = a[i] ^ b[i];
 }
 
-/* Where the kernel's cts(cbc) leaves its output IV: the ciphertext block
- * before the stolen pair (crypto/cts.c), or the only block. */
-static inline size_t ualg_cts_iv_offset(size_t len, size_t bs)
+/* The output IVs of Linux 6.1's x86 AES drivers (cts-cbc-aes-aesni,
+ * xts-aes-aesni), which are what a program on such a kernel gets for
+ * "cts(cbc(aes))" and "xts(aes)"; they differ from the generic templates'.
+ * cts: the CBC pass covers all but the last two blocks and its chaining
+ * value stays in the IV (a single block is plain CBC).  Returns the offset
+ * of the ciphertext block left in the IV, or -1 when the IV is unchanged. */
+static inline long ualg_cts_aesni_iv_offset(size_t len, size_t bs)
 {
-	size_t offset = (len - 1) / bs * bs;	/* rounddown(len - 1, bs) */
+	if (len <= bs)
+		return 0;
+	size_t cbc_blocks = (len + bs - 1) / bs - 2;
+	return cbc_blocks ? (long)((cbc_blocks - 1) * bs) : -1;
+}
 
-	return offset > bs ? offset - bs : 0;
+/* Multiplies an XTS tweak by x in GF(2^128), little-endian (IEEE 1619). */
+static inline void ualg_xts_mul_x(uint8_t t[16])
+{
+	uint8_t carry = 0;
+
+	for (int i = 0; i < 16; i++) {
+		uint8_t next = t[i] >> 7;
+		t[i] = (uint8_t)(t[i] << 1) | carry;
+		carry = next;
+	}
+	if (carry)
+		t[0] ^= 0x87;
 }
 
 #endif

@@ -7,6 +7,7 @@
 #include "drivers/openssl.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 static struct ualg_alg *alg_list;
@@ -61,6 +62,31 @@ static struct ualg_alg *best_match(enum ualg_alg_type type, const char *name)
 	return best;
 }
 
+/* Programs written for Linux sometimes bind to a kernel driver name
+ * ("sha256-generic", "cbc-aes-aesni").  Those implementations do not exist
+ * here; the OpenSSL driver of the same algorithm stands in for them. */
+static const char *const kernel_driver_suffixes[] = {
+	"-generic", "-aesni", "-ssse3", "-avx", "-avx2", "-ni", "-asm", "-x86_64", "-lib",
+};
+
+static struct ualg_alg *kernel_driver_alias(enum ualg_alg_type type, const char *name)
+{
+	const size_t len = strlen(name);
+	char alias[UALG_MAX_ALG_NAME + 8];
+
+	for (size_t i = 0; i < sizeof(kernel_driver_suffixes) / sizeof(kernel_driver_suffixes[0]); i++) {
+		const size_t sl = strlen(kernel_driver_suffixes[i]);
+		if (len <= sl || strcmp(name + len - sl, kernel_driver_suffixes[i]))
+			continue;
+		snprintf(alias, sizeof(alias), "%.*s-openssl", (int)(len - sl), name);
+		for (struct ualg_alg *a = alg_list; a; a = a->next)
+			if (a->type == type && a->selftest == UALG_SELFTEST_PASSED &&
+			    !strcmp(a->driver, alias))
+				return a;
+	}
+	return NULL;
+}
+
 int ualg_register(struct ualg_alg *alg)
 {
 	for (struct ualg_alg *a = alg_list; a; a = a->next)
@@ -92,8 +118,13 @@ static struct ualg_alg *instantiate(enum ualg_alg_type type, const char *name, i
 	for (unsigned i = 0; i < nargs; i++)
 		argv[i] = args[i];
 	struct ualg_alg *inst = tmpl->create(argv, nargs, err);
-	if (!inst)
+	if (!inst) {
+		/* A template that cannot be built over its arguments is, to
+		 * the caller, an algorithm that does not exist. */
+		if (*err != ENOMEM && *err != ENAMETOOLONG)
+			*err = ENOENT;
 		return NULL;
+	}
 	if (ualg_register(inst)) {
 		/* The same instance reached by another spelling (driver names
 		 * of the spawns): use the registered one. */
@@ -115,6 +146,8 @@ struct ualg_alg *ualg_alg_lookup(enum ualg_alg_type type, const char *name, int 
 		return NULL;
 	}
 	struct ualg_alg *alg = best_match(type, name);
+	if (!alg)
+		alg = kernel_driver_alias(type, name);
 	if (!alg) {
 		/* Present but failed its self-test: ELIBBAD, as the kernel. */
 		for (struct ualg_alg *a = alg_list; a; a = a->next)

@@ -66,25 +66,25 @@ bool ualg_tfm_has_setkey(const struct ualg_tfm *tfm)
 	return alg_keyed(tfm->alg);
 }
 
-/* A failed setkey leaves the transform needing a key, as the kernel's
- * CRYPTO_TFM_NEED_KEY: no operation may run on a half-set key. */
+/* A failed setkey by the driver leaves the transform needing a key, as the
+ * kernel's CRYPTO_TFM_NEED_KEY: no operation may run on a half-set key. */
 int ualg_tfm_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
 {
 	const struct ualg_alg *alg = tfm->alg;
 	int r;
 
 	switch (alg->type) {
+	/* A length outside the algorithm's range is refused before the key is
+	 * touched, so the old key stays usable (crypto_skcipher_setkey()). */
 	case UALG_ALG_CIPHER:
 		if (len < alg->u.cipher.min_keysize || len > alg->u.cipher.max_keysize)
-			r = -EINVAL;
-		else
-			r = alg->u.cipher.setkey(tfm, key, len);
+			return -EINVAL;
+		r = alg->u.cipher.setkey(tfm, key, len);
 		break;
 	case UALG_ALG_SKCIPHER:
 		if (len < alg->u.skcipher.min_keysize || len > alg->u.skcipher.max_keysize)
-			r = -EINVAL;
-		else
-			r = alg->u.skcipher.setkey(tfm, key, len);
+			return -EINVAL;
+		r = alg->u.skcipher.setkey(tfm, key, len);
 		break;
 	case UALG_ALG_SHASH:
 		if (!alg->u.shash.setkey)

@@ -106,9 +106,7 @@ ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body
 	iov[0] = (struct iovec){ hdr, sizeof(*hdr) };
 	for (int i = 0; i < nbody; i++)
 		iov[i + 1] = body[i];
-	do
-		n = sys_recvmsg(sock, &msg, MSG_CMSG_CLOEXEC * !!cloexec);
-	while (n < 0 && errno == EINTR);
+	n = sys_recvmsg(sock, &msg, MSG_CMSG_CLOEXEC * !!cloexec);
 	if (n < 0)
 		return -errno;
 	take_fds(&msg, fd);

@@ -40,6 +40,8 @@ enum ualg_msg_type {
 	UALG_MSG_ACCEPT,
 	UALG_MSG_SEND,
 	UALG_MSG_RECV,
+	UALG_MSG_POLL,		/* readiness of the socket: result is a poll mask */
+	UALG_MSG_CANCEL,	/* a signal ended the caller's wait (see server.c) */
 	UALG_MSG_TYPE_MAX,
 };
 
@@ -74,9 +76,18 @@ struct ualg_bind {
 };
 #define UALG_BIND_NAME_MAX 128
 
+/* The value travels only for options whose value the kernel copies in
+ * (ALG_SET_KEY); others are decided on optlen alone. */
+#define UALG_SOCKOPT_TOOBIG 0x1u	/* value at or over optmem_max: ENOMEM */
+#define UALG_SOCKOPT_FAULT 0x2u	/* value unreadable: EFAULT */
+#define UALG_SOCKOPT_FLAGS_ALL 0x3u
+
 struct ualg_sockopt {
 	int32_t level, optname;
-	uint32_t optlen;	/* bytes of value that follow */
+	uint32_t optlen;	/* the caller's optlen */
+	uint32_t flags;		/* UALG_SOCKOPT_* */
+	uint32_t vallen;	/* bytes of value that follow */
+	uint32_t reserved;
 };
 #define UALG_SOCKOPT_MAX (20u * 1024u)	/* the kernel's optmem_max */
 
@@ -87,7 +98,8 @@ struct ualg_sockopt {
 #define UALG_SEND_CTL 0x10u	/* the call had a control message */
 #define UALG_SEND_IV 0x20u	/* iv/ivlen are set */
 #define UALG_SEND_CTL_BAD 0x40u	/* a cmsg af_alg_cmsg_send() rejects (EINVAL) */
-#define UALG_SEND_FLAGS_ALL 0x7fu
+#define UALG_SEND_FAULT 0x80u	/* the caller's data could not be read (EFAULT) */
+#define UALG_SEND_FLAGS_ALL 0xffu
 
 struct ualg_send {
 	uint32_t flags;		/* UALG_SEND_* */
@@ -118,7 +130,8 @@ int ualg_frame_send(int sock, uint16_t type, uint16_t flags, int32_t result,
  * a frame that is truncated, larger than the buffers or whose header is
  * inconsistent.  A passed fd is stored in *fd (else -1) when fd is
  * non-NULL, and closed otherwise; cloexec applies MSG_CMSG_CLOEXEC.  Does
- * not wait when the socket is non-blocking (-EAGAIN). */
+ * not wait when the socket is non-blocking (-EAGAIN), and returns -EINTR
+ * when a signal handler interrupts the wait: the caller decides. */
 ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
 			int *fd, int cloexec);
 

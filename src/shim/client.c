@@ -54,15 +54,52 @@ int client_connect(int type_flags)
 	return fd;
 }
 
-static int wait_readable(int fd)
+/* Waits for algd's answer.  A signal handler running meanwhile returns
+ * -EINTR, as the kernel's sleep in af_alg_wait_for_data() would. */
+static int wait_readable(int fd, bool interruptible)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
 	for (;;) {
 		int n = (int)syscall(SYS_poll, &p, 1, -1);
-		if (n > 0 || (n < 0 && errno != EINTR))
-			return n > 0 ? 0 : -errno;
+		if (n > 0)
+			return 0;
+		if (n < 0 && (errno != EINTR || interruptible))
+			return -errno;
 	}
+}
+
+static ssize_t recv_reply(int fd, struct xact *x, struct ualg_hdr *h, bool interruptible)
+{
+	for (;;) {
+		ssize_t n = ualg_frame_recv(fd, h, x->rbody, x->nrbody, x->want_fd ? &x->rfd : NULL,
+					    x->cloexec);
+		if (n == -EINTR && !interruptible)
+			continue;
+		if (n != -EAGAIN)
+			return n;
+		int r = wait_readable(fd, interruptible);
+		if (r)
+			return r;
+	}
+}
+
+/* After an interrupted wait: algd answers the request (with what it had
+ * done, or EINTR), then the cancel; the connection stays in step. */
+static ssize_t cancel_wait(int fd, struct xact *x, struct ualg_hdr *h)
+{
+	struct ualg_hdr ack;
+	int r = ualg_frame_send(fd, UALG_MSG_CANCEL, 0, 0, NULL, 0, -1);
+	if (r)
+		return r;
+	ssize_t n = recv_reply(fd, x, h, false);
+	if (n <= 0)
+		return n;
+	struct xact none = { .type = UALG_MSG_CANCEL };
+	ssize_t m = recv_reply(fd, &none, &ack, false);
+	if (m <= 0 || ack.type != UALG_MSG_CANCEL)
+		return m < 0 ? m : -EPROTO;
+	return n;
 }
 
 /* Replies are validated as strictly as requests: a confused or foreign
@@ -103,17 +140,10 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 		pthread_mutex_unlock(&a->lock);
 		return r == -EPIPE || r == -ECONNREFUSED ? -ECONNRESET : r;
 	}
-	ssize_t n;
-	for (;;) {
-		n = ualg_frame_recv(fd, &h, x->rbody, x->nrbody, x->want_fd ? &x->rfd : NULL, x->cloexec);
-		if (n != -EAGAIN)
-			break;
-		if ((r = wait_readable(fd)))
-			break;
-	}
+	ssize_t n = recv_reply(fd, x, &h, true);
+	if (n == -EINTR)
+		n = cancel_wait(fd, x, &h);
 	pthread_mutex_unlock(&a->lock);
-	if (r)
-		return r;
 	if (n == 0)
 		return -ECONNRESET;	/* algd went away */
 	if (n < 0)

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define L2_BITS 10
 #define L2_SIZE (1u << L2_BITS)
@@ -56,7 +57,7 @@ static void set_slot(int fd, struct afd *a)
 		afd_put(a);
 }
 
-int afd_track(int fd, bool op)
+int afd_track(int fd, bool op, const char *type)
 {
 	struct afd *a = calloc(1, sizeof(*a));
 
@@ -67,6 +68,8 @@ int afd_track(int fd, bool op)
 	atomic_init(&a->refs, 1);
 	pthread_mutex_init(&a->lock, NULL);
 	a->op = op;
+	if (type)
+		memcpy(a->type, type, sizeof(a->type));
 	set_slot(fd, a);
 	return 0;
 }

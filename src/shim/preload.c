@@ -10,6 +10,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/if_alg.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +117,7 @@ EXPORT int socket(int domain, int type, int protocol)
 	if (type & ~(0xf | SOCK_CLOEXEC | SOCK_NONBLOCK))
 		return fail(EINVAL);
 	int base = type & 0xf;
-	if (base < 1 || base > 10)
+	if (base > 10)		/* type >= SOCK_MAX */
 		return fail(EINVAL);
 	if (base != SOCK_SEQPACKET)
 		return fail(ESOCKTNOSUPPORT);
@@ -124,7 +126,7 @@ EXPORT int socket(int domain, int type, int protocol)
 	int fd = client_connect(type);
 	if (fd < 0)
 		return fail(-fd);
-	if (afd_track(fd, false)) {
+	if (afd_track(fd, false, NULL)) {
 		real.close(fd);
 		return fail(ENOMEM);
 	}
@@ -159,7 +161,10 @@ EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 	struct iovec parts[2] = { { &b, sizeof(b) }, { (void *)name, b.name_len } };
 	struct xact x = { .type = UALG_MSG_BIND, .parts = parts, .nparts = 2 };
 	int r = client_xact(a, fd, &x);
-	return r < 0 ? fail(-r) : 0;
+	if (r < 0)
+		return fail(-r);
+	memcpy(a->type, b.type, sizeof(a->type));
+	return 0;
 }
 
 EXPORT int setsockopt(int fd, int level, int optname, const void *val, socklen_t len)
@@ -172,20 +177,28 @@ EXPORT int setsockopt(int fd, int level, int optname, const void *val, socklen_t
 		return fail(EINVAL);
 	if (a->op)
 		return fail(EOPNOTSUPP);	/* op sockets have no setsockopt */
-	if (len > UALG_SOCKOPT_MAX)
-		return fail(ENOMEM);	/* sock_kmalloc() over optmem_max */
-	uint8_t *buf = malloc(len ? len : 1);
-	if (!buf)
-		return fail(ENOMEM);
-	int r = copy_in(buf, val, len);
-	if (!r) {
-		struct ualg_sockopt o = { level, optname, len };
-		struct iovec parts[2] = { { &o, sizeof(o) }, { buf, len } };
-		struct xact x = { .type = UALG_MSG_SETSOCKOPT, .parts = parts, .nparts = 2 };
-		r = client_xact(a, fd, &x);
+	struct ualg_sockopt o = { level, optname, len, 0, 0, 0 };
+	uint8_t *buf = NULL;
+	/* Only a key is copied in by the kernel, and only after its checks:
+	 * what goes wrong copying it is algd's to report in order. */
+	if (level == SOL_ALG && optname == ALG_SET_KEY) {
+		if (len >= UALG_SOCKOPT_MAX) {
+			o.flags = UALG_SOCKOPT_TOOBIG;
+		} else if (!(buf = malloc(len ? len : 1))) {
+			return fail(ENOMEM);
+		} else if (copy_in(buf, val, len)) {
+			o.flags = UALG_SOCKOPT_FAULT;
+		} else {
+			o.vallen = len;
+		}
 	}
-	explicit_bzero(buf, len);	/* it may be a key */
-	free(buf);
+	struct iovec parts[2] = { { &o, sizeof(o) }, { buf, o.vallen } };
+	struct xact x = { .type = UALG_MSG_SETSOCKOPT, .parts = parts, .nparts = 2 };
+	int r = client_xact(a, fd, &x);
+	if (buf) {
+		explicit_bzero(buf, len);	/* a key */
+		free(buf);
+	}
 	return r < 0 ? fail(-r) : 0;
 }
 
@@ -227,12 +240,14 @@ static int do_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *al
 		real.close(x.rfd);
 		return fail(errno);
 	}
-	/* Operation sockets have no address: the length written back is 0. */
-	if (addr && alen) {
-		socklen_t zero = 0;
-		memcpy(alen, &zero, sizeof(zero));
+	/* __sys_accept4_file() asks the new socket for its name, which AF_ALG
+	 * op sockets cannot give: the socket is dropped again. */
+	if (addr) {
+		(void)alen;
+		real.close(x.rfd);
+		return fail(ECONNABORTED);
 	}
-	if (afd_track(x.rfd, true)) {
+	if (afd_track(x.rfd, true, a->type)) {
 		real.close(x.rfd);
 		return fail(ENOMEM);
 	}
@@ -365,6 +380,13 @@ static ssize_t do_send(int fd, struct afd *a, const struct iovec *iov, size_t ni
 		parts[1] = (struct iovec){ (void *)(ctl ? ctl->iv : NULL), m.ivlen };
 		struct xact x = { .type = UALG_MSG_SEND, .parts = parts, .nparts = np + 2 };
 		r = client_xact(a, fd, &x);
+		if (r == -EFAULT) {
+			/* The data could not be read: algd still runs the
+			 * call's checks, then answers EFAULT, as the kernel. */
+			m.flags |= UALG_SEND_FAULT;
+			x.nparts = 2;
+			r = client_xact(a, fd, &x);
+		}
 		if (r < 0)
 			return sent ? (ssize_t)sent : sfail(-r);
 		if ((size_t)r > got)
@@ -517,6 +539,13 @@ static ssize_t do_recv(int fd, struct afd *a, const struct iovec *iov, size_t ni
 		int np;
 		size_t want = total - got < UALG_DATA_MAX ? total - got : UALG_DATA_MAX;
 		size_t cap = cursor_take(&cur, parts, &np, UALG_FRAME_PARTS, want);
+		/* Ciphers map the caller's buffer before taking any data
+		 * (af_alg_get_rsgl), so a bad one leaves the queue intact;
+		 * a hash computes its result first. */
+		if (strcmp(a->type, "hash"))
+			for (int i = 0; i < np; i++)
+				if (probe_out(parts[i].iov_base, parts[i].iov_len))
+					return got ? (ssize_t)got : sfail(EFAULT);
 		struct ualg_recv m = { (flags & MSG_DONTWAIT) ? UALG_RECV_DONTWAIT : 0, (uint32_t)cap };
 		struct iovec req = { &m, sizeof(m) };
 		struct xact x = { .type = UALG_MSG_RECV, .parts = &req, .nparts = 1,
@@ -592,6 +621,8 @@ EXPORT ssize_t read(int fd, void *buf, size_t len)
 	struct afd *a = afd_get(fd);
 	if (!a)
 		return next.read(fd, buf, len);
+	if (!len)
+		return 0;	/* sock_read_iter() answers an empty read itself */
 	struct iovec iov = { buf, len };
 	return do_recv(fd, a, &iov, 1, 0, NULL);
 }
@@ -604,6 +635,9 @@ EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 		return next.readv(fd, iov, n);
 	if (n < 0)
 		return sfail(EINVAL);
+	size_t total;
+	if (!iov_total(iov, (size_t)n, &total) && !total)
+		return 0;
 	return do_recv(fd, a, iov, (size_t)n, 0, NULL);
 }
 
@@ -628,6 +662,80 @@ EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int 
 	if (len > buflen)
 		abort();
 	return recvfrom(fd, buf, len, flags, addr, alen);
+}
+
+/* ---- readiness ------------------------------------------------------ */
+
+/* The mask sock_poll() gives an AF_ALG socket: algd knows its state. */
+static short alg_revents(int fd, struct afd *a, short events)
+{
+	struct xact x = { .type = UALG_MSG_POLL };
+	int r = client_xact(a, fd, &x);
+
+	if (r < 0)
+		return POLLERR;
+	return (short)(r & (events | POLLERR | POLLHUP));
+}
+
+/* Emulated sockets are answered from algd; the others are polled for real,
+ * without waiting when an emulated one is ready.  An emulated socket that
+ * is not ready cannot become ready while this process sleeps here, except
+ * through another process sharing it. */
+static int do_poll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)
+{
+	int ready = 0, saved_fd[64];
+	bool ours = false;
+
+	if (n > 64)
+		return (int)syscall(SYS_ppoll, fds, n, ts, mask, _NSIG / 8);
+	for (nfds_t i = 0; i < n; i++) {
+		struct afd *a = fds[i].fd >= 0 ? afd_get(fds[i].fd) : NULL;
+		saved_fd[i] = fds[i].fd;
+		if (!a)
+			continue;
+		ours = true;
+		fds[i].revents = alg_revents(fds[i].fd, a, fds[i].events);
+		ready += fds[i].revents != 0;
+		fds[i].fd = -1;		/* poll ignores it */
+	}
+	if (!ours)
+		return (int)syscall(SYS_ppoll, fds, n, ts, mask, _NSIG / 8);
+	short mine[64];
+	for (nfds_t i = 0; i < n; i++)
+		mine[i] = fds[i].fd < 0 ? fds[i].revents : 0;
+	struct timespec zero = { 0, 0 };
+	int r = (int)syscall(SYS_ppoll, fds, n, ready ? &zero : ts, mask, _NSIG / 8);
+	int err = errno;
+	for (nfds_t i = 0; i < n; i++) {
+		if (fds[i].fd < 0 && saved_fd[i] >= 0)
+			fds[i].revents = mine[i];
+		fds[i].fd = saved_fd[i];
+	}
+	if (r < 0) {
+		errno = err;
+		return ready ? ready : -1;
+	}
+	return r + ready;
+}
+
+EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	shim_resolve();
+	struct timespec ts = { timeout / 1000, (timeout % 1000) * 1000000L };
+	return do_poll(fds, n, timeout < 0 ? NULL : &ts, NULL);
+}
+
+EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)
+{
+	shim_resolve();
+	return do_poll(fds, n, ts, mask);
+}
+
+EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
+{
+	if (fdslen / sizeof(*fds) < n)
+		abort();
+	return poll(fds, n, timeout);
 }
 
 /* ---- descriptor bookkeeping ----------------------------------------- */

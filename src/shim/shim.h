@@ -23,10 +23,11 @@ struct afd {
 	atomic_uint refs;	/* fds in the table */
 	pthread_mutex_t lock;	/* one transaction at a time per socket */
 	bool op;		/* an accept()ed operation socket */
+	char type[14];		/* salg_type once bound ("hash", "skcipher") */
 };
 
 struct afd *afd_get(int fd);	/* NULL when fd is not ours */
-int afd_track(int fd, bool op);	/* a new socket */
+int afd_track(int fd, bool op, const char *type);	/* a new socket */
 void afd_share(int newfd, struct afd *a);	/* dup */
 void afd_untrack(int fd);
 
@@ -76,5 +77,7 @@ int cmsg_parse(const struct msghdr *msg, struct shim_ctl *ctl);
 
 /* Copies from the caller's memory, -EFAULT where it cannot be read. */
 int copy_in(void *dst, const void *src, size_t len);
+/* -EFAULT unless the ends of buf are writable by the caller. */
+int probe_out(void *buf, size_t len);
 
 #endif

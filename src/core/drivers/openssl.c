@@ -191,6 +191,8 @@ static const struct evp_family des3_cbc = { .by_keylen = { [24] = "DES-EDE3-CBC"
 
 struct evp_ctx {
 	EVP_CIPHER_CTX *enc, *dec;
+	struct ualg_tfm *fallback;	/* keys EVP refuses but the kernel takes */
+	EVP_CIPHER_CTX *tweak;		/* XTS: key2 alone, for the output IV */
 };
 
 static int evp_ctx_key(struct evp_ctx *c, const struct evp_family *fam,
@@ -233,6 +235,8 @@ static void evp_exit_tfm(struct ualg_tfm *tfm)
 
 	EVP_CIPHER_CTX_free(c->enc);
 	EVP_CIPHER_CTX_free(c->dec);
+	ualg_tfm_free(c->fallback);
+	EVP_CIPHER_CTX_free(c->tweak);
 }
 
 static int block_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
@@ -265,11 +269,65 @@ struct mode_priv {
 	enum evp_mode mode;
 };
 
+/* OpenSSL has no XTS-AES-192 and refuses equal key halves; the kernel takes
+ * both (outside FIPS mode).  Such keys go to the generic xts template over
+ * our AES, as kernel drivers hand what they cannot do to a fallback. */
+static int xts_fallback_setkey(struct evp_ctx *c, const uint8_t *key, size_t len)
+{
+	int err = 0;
+
+	if (!c->fallback) {
+		struct ualg_alg *alg = ualg_alg_lookup(UALG_ALG_SKCIPHER, "xts(aes-openssl)", &err);
+		if (!alg)
+			return -err;
+		c->fallback = ualg_tfm_new(alg, &err);
+		ualg_alg_put(alg);
+		if (!c->fallback)
+			return -err;
+	}
+	return ualg_tfm_setkey(c->fallback, key, len);
+}
+
 static int mode_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
 {
 	const struct mode_priv *p = tfm->alg->priv;
+	struct evp_ctx *c = tfm->ctx;
+	int r = evp_ctx_key(c, p->fam, key, len, p->mode == MODE_CTS);
 
-	return evp_ctx_key(tfm->ctx, p->fam, key, len, p->mode == MODE_CTS);
+	if (p->mode != MODE_XTS)
+		return r;
+	if (len % 2)
+		return -EINVAL;
+	if (!r) {
+		ualg_tfm_free(c->fallback);
+		c->fallback = NULL;
+	} else if ((r = xts_fallback_setkey(c, key, len))) {
+		return r;
+	}
+	/* The tweak key alone, to leave the IV as xts-aes-aesni does. */
+	EVP_CIPHER *ecb = EVP_CIPHER_fetch(NULL, aes_ecb.by_keylen[len / 2], NULL);
+	EVP_CIPHER_CTX *t = EVP_CIPHER_CTX_new();
+	if (!ecb || !t || !EVP_EncryptInit_ex2(t, ecb, key + len / 2, NULL, NULL)) {
+		EVP_CIPHER_free(ecb);
+		EVP_CIPHER_CTX_free(t);
+		return -EINVAL;
+	}
+	EVP_CIPHER_free(ecb);
+	EVP_CIPHER_CTX_set_padding(t, 0);
+	EVP_CIPHER_CTX_free(c->tweak);
+	c->tweak = t;
+	return 0;
+}
+
+/* As xts-aes-aesni: the encrypted tweak, advanced past every block, is
+ * left in the IV. */
+static void xts_aesni_iv(struct evp_ctx *c, uint8_t *iv, size_t len)
+{
+	int outl;
+
+	EVP_EncryptUpdate(c->tweak, iv, &outl, iv, 16);
+	for (size_t b = 0; b < (len + 15) / 16; b++)
+		ualg_xts_mul_x(iv);
 }
 
 static int mode_crypt(struct ualg_tfm *tfm, bool enc, uint8_t *iv,
@@ -283,6 +341,12 @@ static int mode_crypt(struct ualg_tfm *tfm, bool enc, uint8_t *iv,
 	uint8_t next_iv[UALG_MAX_IVSIZE];
 	int outl;
 
+	if (c->fallback) {
+		int r = ualg_skcipher_crypt(c->fallback, enc, iv, src, dst, len);
+		if (!r)
+			xts_aesni_iv(c, iv, len);
+		return r;
+	}
 	/* As the kernel: XTS and CTS need a whole block, even for an empty
 	 * request; the other modes accept one and do nothing. */
 	if ((p->mode == MODE_XTS || p->mode == MODE_CTS) && len < bs)
@@ -297,8 +361,9 @@ static int mode_crypt(struct ualg_tfm *tfm, bool enc, uint8_t *iv,
 	 * operation overwrites the input. */
 	if (p->mode == MODE_CBC && !enc)
 		memcpy(next_iv, src + len - bs, bs);
-	if (p->mode == MODE_CTS && !enc)
-		memcpy(next_iv, src + ualg_cts_iv_offset(len, bs), bs);
+	const long cts_iv = p->mode == MODE_CTS ? ualg_cts_aesni_iv_offset(len, bs) : -1;
+	if (cts_iv >= 0 && !enc)
+		memcpy(next_iv, src + cts_iv, bs);
 	if (!EVP_CipherInit_ex2(ctx, NULL, NULL, ivsize ? iv : NULL, enc, NULL) ||
 	    !EVP_CipherUpdate(ctx, dst, &outl, src, (int)len) || (size_t)outl != len)
 		return -EINVAL;
@@ -310,7 +375,11 @@ static int mode_crypt(struct ualg_tfm *tfm, bool enc, uint8_t *iv,
 		ualg_ctr_add(iv, ivsize, (len + ivsize - 1) / ivsize);
 		break;
 	case MODE_CTS:
-		memcpy(iv, enc ? dst + ualg_cts_iv_offset(len, bs) : next_iv, bs);
+		if (cts_iv >= 0)
+			memcpy(iv, enc ? dst + cts_iv : next_iv, bs);
+		break;
+	case MODE_XTS:
+		xts_aesni_iv(c, iv, len);
 		break;
 	default:
 		break;

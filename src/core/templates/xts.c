@@ -5,6 +5,7 @@
 #include "../template.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #define XTS_BS 16
@@ -47,20 +48,6 @@ static int xts_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
 	return r ? r : ualg_tfm_setkey(c->tweak, key + len / 2, len / 2);
 }
 
-/* Multiplies the tweak by x in GF(2^128), little-endian as IEEE 1619. */
-static void gf_mul_x(uint8_t t[XTS_BS])
-{
-	uint8_t carry = 0;
-
-	for (int i = 0; i < XTS_BS; i++) {
-		uint8_t next = t[i] >> 7;
-		t[i] = (uint8_t)(t[i] << 1) | carry;
-		carry = next;
-	}
-	if (carry)
-		t[0] ^= 0x87;
-}
-
 static void xex(struct ualg_tfm *data, bool enc, const uint8_t *t, const uint8_t *in, uint8_t *out)
 {
 	uint8_t b[XTS_BS];
@@ -86,12 +73,12 @@ static int xts_crypt(struct ualg_tfm *tfm, bool enc, const uint8_t *iv,
 	ualg_cipher_encrypt_one(c->tweak, t, iv);
 	for (off = 0; off < full; off += XTS_BS) {
 		xex(c->data, enc, t, src + off, dst + off);
-		gf_mul_x(t);
+		ualg_xts_mul_x(t);
 	}
 	if (tail) {
 		/* Decryption uses the two last tweaks in swapped order. */
 		memcpy(t_next, t, XTS_BS);
-		gf_mul_x(t_next);
+		ualg_xts_mul_x(t_next);
 		const uint8_t *t1 = enc ? t : t_next, *t2 = enc ? t_next : t;
 		uint8_t last[XTS_BS];
 
@@ -124,7 +111,14 @@ static struct ualg_alg *xts_create(const char *const *args, unsigned nargs, int 
 		*err = EINVAL;
 		return NULL;
 	}
-	struct ualg_alg *cipher = ualg_alg_lookup(UALG_ALG_CIPHER, args[0], err);
+	/* The kernel's xts takes "ecb(cipher)" as well as "cipher". */
+	char name[UALG_MAX_ALG_NAME];
+	const size_t alen = strlen(args[0]);
+	if (alen > 5 && !strncmp(args[0], "ecb(", 4) && args[0][alen - 1] == ')')
+		snprintf(name, sizeof(name), "%.*s", (int)(alen - 5), args[0] + 4);
+	else
+		snprintf(name, sizeof(name), "%s", args[0]);
+	struct ualg_alg *cipher = ualg_alg_lookup(UALG_ALG_CIPHER, name, err);
 	if (!cipher)
 		return NULL;
 	struct ualg_alg *inst = NULL;
