@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Run differential AF_ALG cases; record golden lines or check against them.
+
+  run.py CASES.py --record FILE        write the canonical lines of every case
+  run.py CASES.py --check FILE         compare with FILE: 'ok - CASE' / 'not ok - CASE'
+                                       (+ a short diff), then 'N passed, M failed';
+                                       exit status 1 if any case failed
+  run.py CASES.py [--only CASE ...]    print the lines to stdout
+  --only CASE (repeatable, or comma-separated) restricts any mode to those cases.
+  --list prints the case names.  --timeout S: per-call timeout (default 2 s,
+  or $UALG_DIFF_TIMEOUT); --case-timeout S: per-case watchdog (default 60 s).
+
+Each case runs in a forked child, so a crash or hang in the implementation
+under test (e.g. an LD_PRELOAD shim) shows as a difference in that case only.
+Lines in golden files starting with '#' are comments.
+"""
+
+import argparse
+import difflib
+import importlib.util
+import os
+import select
+import signal
+import sys
+import time
+
+sys.dont_write_bytecode = True  # keep the tree (and the read-only oracle root) clean
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load_cases(path):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    sys.path.insert(0, HERE)
+    spec = importlib.util.spec_from_file_location("ualg_cases", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    names = [n for n, _ in mod.CASES]
+    dups = {n for n in names if names.count(n) > 1}
+    if dups:
+        sys.exit("duplicate case names: %s" % ", ".join(sorted(dups)))
+    return mod.CASES
+
+
+def run_case(name, fn, call_timeout, case_timeout):
+    """Run one case in a child; return its canonical lines."""
+    import afalg
+    sys.stdout.flush()
+    sys.stderr.flush()
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(rfd)
+        status = 0
+        try:
+            def emit(line):
+                data = (line + "\n").encode()
+                while data:
+                    data = data[os.write(wfd, data):]
+            rec = afalg.Recorder(name, emit, call_timeout)
+            try:
+                fn(rec)
+            except Exception as e:  # a case must never raise; report it as a line
+                emit("%s - EXCEPTION %s" % (name, type(e).__name__))
+                status = 3
+            rec.finish()
+        except BaseException:
+            status = 4
+        os._exit(status)
+    os.close(wfd)
+    buf = b""
+    deadline = time.monotonic() + case_timeout
+    killed = False
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            os.kill(pid, signal.SIGKILL)
+            killed = True
+            break
+        r, _, _ = select.select([rfd], [], [], left)
+        if r:
+            chunk = os.read(rfd, 65536)
+            if not chunk:
+                break
+            buf += chunk
+    os.close(rfd)
+    _, st = os.waitpid(pid, 0)
+    lines = buf.decode(errors="replace").splitlines()
+    if killed:
+        lines.append("%s - KILLED after %ds" % (name, case_timeout))
+    elif os.WIFSIGNALED(st):
+        lines.append("%s - SIGNAL %d" % (name, os.WTERMSIG(st)))
+    elif os.WEXITSTATUS(st) != 0:
+        lines.append("%s - EXIT %d" % (name, os.WEXITSTATUS(st)))
+    return lines
+
+
+def parse_golden(path):
+    groups = {}
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            groups.setdefault(line.split(" ", 1)[0], []).append(line)
+    return groups
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("cases")
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--record", metavar="FILE")
+    g.add_argument("--check", metavar="FILE")
+    g.add_argument("--list", action="store_true")
+    ap.add_argument("--only", action="append", default=[], metavar="CASE")
+    ap.add_argument("--timeout", type=float, default=float(os.environ.get("UALG_DIFF_TIMEOUT", "2")))
+    ap.add_argument("--case-timeout", type=float, default=60)
+    ap.add_argument("--diff-lines", type=int, default=30, help="max diff lines shown per failed case")
+    ap.add_argument("--known", metavar="FILE",
+                    help="documented differences: 'CASE reason' lines; such a case that differs is"
+                         " reported as a known difference, one that matches is a failure (stale entry)")
+    a = ap.parse_args()
+
+    cases = load_cases(a.cases)
+    if a.only:
+        want = [w for o in a.only for w in o.split(",") if w]
+        known = {n for n, _ in cases}
+        unknown = [w for w in want if w not in known]
+        if unknown:
+            sys.exit("unknown case(s): %s" % ", ".join(unknown))
+        cases = [(n, f) for n, f in cases if n in want]
+    if a.list:
+        for n, _ in cases:
+            print(n)
+        return 0
+
+    if a.check:
+        golden = parse_golden(a.check)
+        known = {}
+        if a.known:
+            with open(a.known) as f:
+                for line in f:
+                    line = line.strip()
+                    if line and not line.startswith("#"):
+                        n, _, why = line.partition(" ")
+                        known[n] = why.strip()
+        passed = failed = xfail = 0
+        for name, fn in cases:
+            got = run_case(name, fn, a.timeout, a.case_timeout)
+            exp = golden.get(name)
+            same = exp is not None and got == exp
+            if same and name in known:
+                failed += 1
+                print("not ok - %s # listed as a known difference but now matches: update %s"
+                      % (name, a.known))
+                continue
+            if same:
+                passed += 1
+                print("ok - %s" % name)
+                continue
+            if name in known:
+                xfail += 1
+                print("not ok - %s # TODO known difference: %s" % (name, known[name]))
+                continue
+            failed += 1
+            print("not ok - %s" % name)
+            if exp is None:
+                print("#   no golden lines for this case in %s" % a.check)
+                exp = []
+            diff = list(difflib.unified_diff(exp, got, "golden", "actual", n=1, lineterm=""))
+            for d in diff[:a.diff_lines]:
+                print("#   " + d)
+            if len(diff) > a.diff_lines:
+                print("#   ... %d more diff lines" % (len(diff) - a.diff_lines))
+            sys.stdout.flush()
+        if xfail:
+            print("# %d known differences (see %s)" % (xfail, a.known))
+        print("%d passed, %d failed" % (passed, failed))
+        return 1 if failed else 0
+
+    out = []
+    for name, fn in cases:
+        lines = run_case(name, fn, a.timeout, a.case_timeout)
+        if a.record:
+            out.extend(lines)
+        else:
+            for l in lines:
+                print(l)
+            sys.stdout.flush()
+    if a.record:
+        bad = [l for l in out if " - " in l and l.split(" ", 2)[1] == "-"]
+        with open(a.record, "w") as f:
+            f.write("# AF_ALG differential golden lines; recorded by tests/diff/run.py on %s %s\n"
+                    % (os.uname().sysname, os.uname().release))
+            f.write("\n".join(out) + "\n")
+        print("recorded %d cases, %d lines into %s" % (len(cases), len(out), a.record))
+        for l in bad:
+            print("WARNING: " + l, file=sys.stderr)
+        return 1 if bad else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""algd against hostile bytes: each malformed frame gets an error reply (or
+none) and a closed connection for that client only, while another client's
+transform and operation sockets keep working.  Talks the wire protocol
+directly (see src/proto/proto.h); prints TAP and 'N passed, N failed'."""
+import os
+import socket
+import struct
+import sys
+
+PATH = os.environ["UALG_SOCKET"]
+HDR = struct.Struct("=IHHiI")          # len, type, flags, result, reserved
+HELLO, BIND, SETSOCKOPT, ACCEPT, SEND, RECV = 1, 2, 3, 4, 5, 6
+results = []
+
+
+def frame(typ, body=b"", flags=0, result=0, length=None, reserved=0):
+    n = HDR.size + len(body) if length is None else length
+    return HDR.pack(n, typ, flags, result, reserved) + body
+
+
+def connect(hello=True):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(5)
+    s.connect(PATH)
+    if hello:
+        s.send(frame(HELLO, struct.pack("=IHH", 0x55414C47, 1, 1)))
+        assert HDR.unpack(s.recv(64)[:HDR.size])[3] == 1
+    return s
+
+
+def closed_after(s, data):
+    """Sends data; True when algd answers at most an error and closes."""
+    s.send(data)
+    got = []
+    try:
+        while True:
+            m = s.recv(70000)
+            if not m:
+                return all(HDR.unpack(x[:HDR.size])[3] < 0 for x in got)
+            got.append(m)
+    except socket.timeout:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+def check(name, cond):
+    results.append(cond)
+    print("%sok %d - %s" % ("" if cond else "not ", len(results), name))
+
+
+def sha1_abc(tfm):
+    """A full hash round trip over the protocol on a bound tfm socket."""
+    tfm.send(frame(ACCEPT))
+    msg, anc, _, _ = tfm.recvmsg(64, socket.CMSG_SPACE(4))
+    fd = struct.unpack("=i", anc[0][2][:4])[0]
+    op = socket.socket(fileno=fd)
+    op.settimeout(5)
+    op.send(frame(SEND, struct.pack("=IIII", 0x04 | 0x08, 0, 0, 0) + b"abc"))
+    op.recv(64)
+    op.send(frame(RECV, struct.pack("=II", 0, 20)))
+    r = op.recv(64)
+    op.close()
+    return r[HDR.size:].hex()
+
+
+good = connect()
+good.send(frame(BIND, b"hash".ljust(14, b"\0") + struct.pack("=HIII", 0, 0, 0, 5) + b"sha1\0"))
+check("a well-formed bind works", HDR.unpack(good.recv(64)[:HDR.size])[3] == 0)
+
+bad = [
+    ("a frame shorter than its header", b"\x01\x02\x03"),
+    ("a length field larger than the frame", frame(BIND, b"x" * 8, length=4096)),
+    ("a length field smaller than the frame", frame(BIND, b"x" * 64, length=20)),
+    ("an unknown message type", frame(99)),
+    ("reply flags on a request", frame(ACCEPT, flags=1)),
+    ("a non-zero reserved field", frame(ACCEPT, reserved=7)),
+    ("a bind with a name length past the frame",
+     frame(BIND, b"hash".ljust(14, b"\0") + struct.pack("=HIII", 0, 0, 0, 200) + b"sha1\0")),
+    ("a bind whose name is not terminated",
+     frame(BIND, b"hash".ljust(14, b"\0") + struct.pack("=HIII", 0, 0, 0, 4) + b"sha1")),
+    ("a setsockopt value length past the frame", frame(SETSOCKOPT, struct.pack("=iiIIII", 279, 1, 16, 0, 16, 0))),
+    ("a send with an oversized IV length", frame(SEND, struct.pack("=IIII", 0x2c, 1, 0, 4096))),
+    ("a receive larger than a frame", frame(RECV, struct.pack("=II", 0, 1 << 20))),
+    ("garbage", os.urandom(300)),
+    ("an oversized datagram", b"\0" * 200000),
+]
+for name, data in bad:
+    try:
+        c = connect()
+        check(name + ": error and close", closed_after(c, data))
+    except OSError as e:
+        check(name + ": error and close (%s)" % e, False)
+    finally:
+        c.close()
+
+c = connect(hello=False)
+check("a request before the greeting: close", closed_after(c, frame(ACCEPT)))
+c.close()
+
+check("the other client still works", sha1_abc(good) == "a9993e364706816aba3e25717850c26c9cd0d89d")
+fresh = connect()
+fresh.send(frame(BIND, b"hash".ljust(14, b"\0") + struct.pack("=HIII", 0, 0, 0, 5) + b"sha1\0"))
+fresh.recv(64)
+check("new clients are served", sha1_abc(fresh) == "a9993e364706816aba3e25717850c26c9cd0d89d")
+print("%d passed, %d failed" % (sum(results), len(results) - sum(results)))
+sys.exit(0 if all(results) else 1)
