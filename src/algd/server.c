@@ -289,6 +289,49 @@ static int on_cancel(struct conn *c, size_t len)
 	return reply(c, UALG_MSG_CANCEL, 0, 0, NULL, 0, -1) ? -1 : 0;
 }
 
+/* crypto_user's match: registered algorithms only, never instantiating; a
+ * generic name finds the most recently registered, as the kernel's list
+ * (which adds at its head) does. */
+static int on_alginfo(struct conn *c, const uint8_t *body, size_t len)
+{
+	struct ualg_alginfo_req q;
+	struct ualg_alginfo info = { 0 };
+
+	if (len != sizeof(q))
+		return -1;
+	memcpy(&q, body, sizeof(q));
+	if (!memchr(q.driver, 0, sizeof(q.driver)) || !memchr(q.name, 0, sizeof(q.name)))
+		return -1;
+	const struct ualg_alg *found = NULL;
+	for (const struct ualg_alg *a = ualg_alg_next(NULL); a; a = ualg_alg_next(a))
+		if (q.driver[0] ? !strcmp(a->driver, q.driver) : !strcmp(a->name, q.name))
+			found = a;
+	if (found) {
+		const struct ualg_alg *a = found;
+		/* crypto_user's names are 64 bytes: truncate as strscpy. */
+		snprintf(info.name, sizeof(info.name), "%.63s", a->name);
+		snprintf(info.driver, sizeof(info.driver), "%.63s", a->driver);
+		snprintf(info.module, sizeof(info.module), "%.63s", a->module);
+		info.type = a->type;
+		info.priority = (uint32_t)a->priority;
+		info.refcnt = a->refcnt + 1;	/* the registry's own reference */
+		info.tested = a->selftest == UALG_SELFTEST_PASSED;
+		info.blocksize = a->blocksize;
+		if (a->type == UALG_ALG_SHASH) {
+			info.digestsize = a->u.shash.digestsize;
+		} else if (a->type == UALG_ALG_CIPHER) {
+			info.min_keysize = a->u.cipher.min_keysize;
+			info.max_keysize = a->u.cipher.max_keysize;
+		} else {
+			info.min_keysize = a->u.skcipher.min_keysize;
+			info.max_keysize = a->u.skcipher.max_keysize;
+			info.ivsize = a->u.skcipher.ivsize;
+		}
+		return reply(c, UALG_MSG_ALGINFO, 0, 0, &info, sizeof(info), -1) ? -1 : 0;
+	}
+	return reply(c, UALG_MSG_ALGINFO, 0, -ENOENT, NULL, 0, -1) ? -1 : 0;
+}
+
 /* Dispatches one frame; returns 0, 1 (parked) or -1 (drop connection). */
 static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 {
@@ -310,6 +353,7 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 	case UALG_MSG_RECV: return on_recv(c, body, blen);
 	case UALG_MSG_POLL: return on_poll(c, blen);
 	case UALG_MSG_CANCEL: return on_cancel(c, blen);
+	case UALG_MSG_ALGINFO: return on_alginfo(c, body, blen);
 	default: return -1;
 	}
 }

@@ -42,6 +42,7 @@ enum ualg_msg_type {
 	UALG_MSG_RECV,
 	UALG_MSG_POLL,		/* readiness of the socket: result is a poll mask */
 	UALG_MSG_CANCEL,	/* a signal ended the caller's wait (see server.c) */
+	UALG_MSG_ALGINFO,	/* a registered algorithm's properties (crypto_user) */
 	UALG_MSG_TYPE_MAX,
 };
 
@@ -118,6 +119,19 @@ struct ualg_recv {
 };
 
 #define UALG_FRAME_PARTS 64	/* iovecs one frame may gather from */
+
+/* CRYPTO_MSG_GETALG, as crypto_alg_match(p, 0): by driver name when one is
+ * given, else by generic name; registered algorithms only. */
+struct ualg_alginfo_req {
+	char name[64], driver[64];	/* NUL-terminated within */
+};
+
+struct ualg_alginfo {
+	char name[64], driver[64], module[64];
+	uint32_t type;		/* the core's enum ualg_alg_type */
+	uint32_t priority, refcnt, tested;
+	uint32_t blocksize, digestsize, min_keysize, max_keysize, ivsize;
+};
 
 /* Sends one frame: header, then the given parts, optionally passing fd
  * (>= 0) with SCM_RIGHTS.  Returns 0 or -errno (-EFAULT for a part the

@@ -39,14 +39,18 @@ int copy_in(void *dst, const void *src, size_t len)
 	return -EFAULT;
 }
 
+/* Writes the byte back as it was; a write-only mapping (PROT_WRITE alone,
+ * as libkcapi maps its output file) cannot be read and gets a zero, which
+ * the result overwrites. */
 static int probe_byte(uint8_t *p)
 {
-	uint8_t b;
+	uint8_t b = 0;
 	struct iovec local = { &b, 1 }, remote = { p, 1 };
 	pid_t self = getpid();
 
-	if (syscall(SYS_process_vm_readv, self, &local, 1UL, &remote, 1UL, 0UL) != 1 ||
-	    syscall(SYS_process_vm_writev, self, &local, 1UL, &remote, 1UL, 0UL) != 1)
+	if (syscall(SYS_process_vm_readv, self, &local, 1UL, &remote, 1UL, 0UL) != 1)
+		b = 0;
+	if (syscall(SYS_process_vm_writev, self, &local, 1UL, &remote, 1UL, 0UL) != 1)
 		return errno == ENOSYS || errno == EPERM ? 0 : -EFAULT;
 	return 0;
 }

@@ -42,6 +42,8 @@ struct afd *afd_get(int fd)
 static void afd_put(struct afd *a)
 {
 	if (a && atomic_fetch_sub(&a->refs, 1) == 1) {
+		if (a->nl_peer >= 0)
+			real.close(a->nl_peer);
 		pthread_mutex_destroy(&a->lock);
 		free(a);
 	}
@@ -68,6 +70,7 @@ int afd_track(int fd, bool op, const char *type)
 	atomic_init(&a->refs, 1);
 	pthread_mutex_init(&a->lock, NULL);
 	a->op = op;
+	a->nl_peer = -1;
 	if (type)
 		memcpy(a->type, type, sizeof(a->type));
 	set_slot(fd, a);

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/if_alg.h>
+#include <linux/netlink.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -108,9 +109,32 @@ static bool nonblocking(int fd)
 
 /* ---- socket creation and set-up ------------------------------------ */
 
+#define NETLINK_CRYPTO_ 21
+
+/* A NETLINK_CRYPTO socket: the program's end of a datagram pair. */
+static int netlink_socket(int type)
+{
+	int sv[2];
+
+	if ((type & 0xf) != SOCK_RAW && (type & 0xf) != SOCK_DGRAM)
+		return fail(ESOCKTNOSUPPORT);
+	if (socketpair(AF_UNIX, SOCK_DGRAM | (type & (SOCK_CLOEXEC | SOCK_NONBLOCK)), 0, sv))
+		return -1;
+	real.fcntl(sv[1], F_SETFD, FD_CLOEXEC);
+	if (afd_track(sv[0], false, NULL)) {
+		real.close(sv[0]);
+		real.close(sv[1]);
+		return fail(ENOMEM);
+	}
+	afd_get(sv[0])->nl_peer = sv[1];
+	return sv[0];
+}
+
 EXPORT int socket(int domain, int type, int protocol)
 {
 	shim_resolve();
+	if (domain == AF_NETLINK && protocol == NETLINK_CRYPTO_)
+		return netlink_socket(type);
 	if (domain != AF_ALG)
 		return real.socket(domain, type, protocol);
 	/* __sys_socket() and __sock_create(), then af_alg_create(). */
@@ -139,6 +163,14 @@ EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 	struct afd *a = afd_get(fd);
 	if (!a)
 		return real.bind(fd, addr, len);
+	if (a->nl_peer >= 0) {		/* netlink_bind() */
+		struct sockaddr_nl nl;
+		if (len < sizeof(nl))
+			return fail(EINVAL);
+		if (copy_in(&nl, addr, sizeof(nl)))
+			return fail(EFAULT);
+		return nl.nl_family == AF_NETLINK ? 0 : fail(EINVAL);
+	}
 	if (a->op)
 		return fail(EOPNOTSUPP);	/* sock_no_bind */
 	/* move_addr_to_kernel(), then alg_bind(). */
@@ -284,7 +316,20 @@ EXPORT int listen(int fd, int backlog)
 EXPORT int getsockname(int fd, struct sockaddr *addr, socklen_t *len)
 {
 	shim_resolve();
-	return afd_get(fd) ? fail(EOPNOTSUPP) : next.getsockname(fd, addr, len);
+	struct afd *a = afd_get(fd);
+	if (!a)
+		return next.getsockname(fd, addr, len);
+	if (a->nl_peer < 0)
+		return fail(EOPNOTSUPP);
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK, .nl_pid = (uint32_t)getpid() };
+	socklen_t have;
+	if (copy_in(&have, len, sizeof(have)))
+		return fail(EFAULT);
+	if ((int)have < 0)
+		return fail(EINVAL);
+	memcpy(addr, &nl, have < sizeof(nl) ? have : sizeof(nl));
+	*len = sizeof(nl);
+	return 0;
 }
 
 EXPORT int getpeername(int fd, struct sockaddr *addr, socklen_t *len)
@@ -350,6 +395,19 @@ static ssize_t do_send(int fd, struct afd *a, const struct iovec *iov, size_t ni
 	int r = iov_total(iov, niov, &total);
 	if (r)
 		return sfail(-r);
+	if (a->nl_peer >= 0) {
+		/* Netlink requests come in one piece: gather and answer. */
+		uint8_t buf[4096];
+		size_t n = 0;
+		for (size_t i = 0; i < niov && n < sizeof(buf); i++) {
+			size_t take = iov[i].iov_len < sizeof(buf) - n ? iov[i].iov_len : sizeof(buf) - n;
+			if (copy_in(buf + n, iov[i].iov_base, take))
+				return sfail(EFAULT);
+			n += take;
+		}
+		ssize_t s = netlink_send(a, buf, n);
+		return s < 0 ? sfail((int)-s) : (ssize_t)total;
+	}
 	if (nonblocking(fd))
 		flags |= MSG_DONTWAIT;
 
@@ -525,6 +583,13 @@ EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t len)
 static ssize_t do_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov,
 		       int flags, int *msg_flags)
 {
+	if (a->nl_peer >= 0) {	/* the answers are queued on the real socket */
+		struct msghdr m = { .msg_iov = (struct iovec *)iov, .msg_iovlen = niov };
+		ssize_t n = next.recvmsg(fd, &m, flags);
+		if (n >= 0 && msg_flags)
+			*msg_flags = m.msg_flags;
+		return n;
+	}
 	size_t total;
 	int r = iov_total(iov, niov, &total);
 	if (r)
@@ -583,7 +648,18 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	else
 		n = do_recv(fd, a, iov, m.msg_iovlen, flags, &mflags);
 	free(iov);
-	if (n >= 0) {
+	if (n >= 0 && a->nl_peer >= 0) {
+		/* From the kernel: port 0. */
+		struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
+		if (m.msg_name && m.msg_namelen >= sizeof(nl)) {
+			memcpy(m.msg_name, &nl, sizeof(nl));
+			msg->msg_namelen = sizeof(nl);
+		} else {
+			msg->msg_namelen = 0;
+		}
+		msg->msg_controllen = 0;
+		msg->msg_flags = mflags;
+	} else if (n >= 0) {
 		/* No address, no control data: both lengths read back 0. */
 		msg->msg_namelen = 0;
 		msg->msg_controllen = 0;
@@ -691,7 +767,7 @@ static int do_poll(struct pollfd *fds, nfds_t n, const struct timespec *ts, cons
 	for (nfds_t i = 0; i < n; i++) {
 		struct afd *a = fds[i].fd >= 0 ? afd_get(fds[i].fd) : NULL;
 		saved_fd[i] = fds[i].fd;
-		if (!a)
+		if (!a || a->nl_peer >= 0)	/* netlink replies wait on the real socket */
 			continue;
 		ours = true;
 		fds[i].revents = alg_revents(fds[i].fd, a, fds[i].events);

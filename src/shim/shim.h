@@ -24,6 +24,7 @@ struct afd {
 	pthread_mutex_t lock;	/* one transaction at a time per socket */
 	bool op;		/* an accept()ed operation socket */
 	char type[14];		/* salg_type once bound ("hash", "skcipher") */
+	int nl_peer;		/* NETLINK_CRYPTO: our end of the pair, else -1 */
 };
 
 struct afd *afd_get(int fd);	/* NULL when fd is not ours */
@@ -74,6 +75,9 @@ struct shim_ctl {
 /* Returns 0 or -errno for what the kernel rejects before the protocol
  * (ENOBUFS, EFAULT); cmsgs the protocol rejects set ctl->invalid. */
 int cmsg_parse(const struct msghdr *msg, struct shim_ctl *ctl);
+
+/* NETLINK_CRYPTO (netlink.c): answers the requests in one sendmsg(). */
+ssize_t netlink_send(struct afd *a, const void *data, size_t len);
 
 /* Copies from the caller's memory, -EFAULT where it cannot be read. */
 int copy_in(void *dst, const void *src, size_t len);

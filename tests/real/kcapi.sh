@@ -45,7 +45,7 @@ show() {   # file -> text:HEXDIGITS (a --hex digest), hex if <= 64 bytes, else s
 run() {
     local of=$1 cmd=$2 rc
     rm -f out.stdout "$of" 2>/dev/null
-    timeout 120 bash -o pipefail -c "$cmd" > out.stdout 2> out.stderr < /dev/null
+    timeout "${KCAPI_TIMEOUT:-120}" bash -o pipefail -c "$cmd" > out.stdout 2> out.stderr < /dev/null
     rc=$?
     [ "$of" = - ] && of=out.stdout
     if [ "$rc" -ne 0 ] && [ -s out.stderr ]; then
