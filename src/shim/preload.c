@@ -882,12 +882,5 @@ EXPORT int fcntl(int fd, int cmd, ...)
 	return r;
 }
 
-EXPORT int fcntl64(int fd, int cmd, ...)
-{
-	shim_resolve();
-	va_list ap;
-	va_start(ap, cmd);
-	int r = do_fcntl(fd, cmd, ap);
-	va_end(ap);
-	return r;
-}
+/* Programs built with _FILE_OFFSET_BITS=64 call this name. */
+EXPORT int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
