@@ -457,6 +457,22 @@ static ssize_t do_send(int fd, struct afd *a, const struct iovec *iov, size_t ni
 	return (ssize_t)sent;
 }
 
+/* The caller's iovec array, as copy_msghdr_from_user() takes it in. */
+static int copy_iovecs(const struct msghdr *m, struct iovec **out)
+{
+	if (m->msg_iovlen > UIO_MAXIOV_)
+		return -EMSGSIZE;
+	struct iovec *iov = malloc((m->msg_iovlen ? m->msg_iovlen : 1) * sizeof(*iov));
+	if (!iov)
+		return -ENOMEM;
+	if (copy_in(iov, m->msg_iov, m->msg_iovlen * sizeof(*iov))) {
+		free(iov);
+		return -EFAULT;
+	}
+	*out = iov;
+	return 0;
+}
+
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	shim_resolve();
@@ -469,19 +485,13 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 		return sfail(EFAULT);
 	if ((int)m.msg_namelen < 0)
 		return sfail(EINVAL);
+	struct iovec *iov;
 	int r = cmsg_parse(&m, &ctl);
+	if (!r)
+		r = copy_iovecs(&m, &iov);
 	if (r)
 		return sfail(-r);
-	if (m.msg_iovlen > UIO_MAXIOV_)
-		return sfail(EMSGSIZE);
-	struct iovec *iov = malloc((m.msg_iovlen ? m.msg_iovlen : 1) * sizeof(*iov));
-	if (!iov)
-		return sfail(ENOMEM);
-	ssize_t n;
-	if (copy_in(iov, m.msg_iov, m.msg_iovlen * sizeof(*iov)))
-		n = sfail(EFAULT);
-	else
-		n = do_send(fd, a, iov, m.msg_iovlen, &ctl, flags);
+	ssize_t n = do_send(fd, a, iov, m.msg_iovlen, &ctl, flags);
 	free(iov);
 	return n;
 }
@@ -634,37 +644,27 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	if (!a)
 		return next.recvmsg(fd, msg, flags);
 	struct msghdr m;
+	struct iovec *iov;
 	if (copy_in(&m, msg, sizeof(m)))
 		return sfail(EFAULT);
-	if (m.msg_iovlen > UIO_MAXIOV_)
-		return sfail(EMSGSIZE);
-	struct iovec *iov = malloc((m.msg_iovlen ? m.msg_iovlen : 1) * sizeof(*iov));
-	if (!iov)
-		return sfail(ENOMEM);
+	int r = copy_iovecs(&m, &iov);
+	if (r)
+		return sfail(-r);
 	int mflags = 0;
-	ssize_t n;
-	if (copy_in(iov, m.msg_iov, m.msg_iovlen * sizeof(*iov)))
-		n = sfail(EFAULT);
-	else
-		n = do_recv(fd, a, iov, m.msg_iovlen, flags, &mflags);
+	ssize_t n = do_recv(fd, a, iov, m.msg_iovlen, flags, &mflags);
 	free(iov);
-	if (n >= 0 && a->nl_peer >= 0) {
-		/* From the kernel: port 0. */
-		struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
-		if (m.msg_name && m.msg_namelen >= sizeof(nl)) {
-			memcpy(m.msg_name, &nl, sizeof(nl));
-			msg->msg_namelen = sizeof(nl);
-		} else {
-			msg->msg_namelen = 0;
-		}
-		msg->msg_controllen = 0;
-		msg->msg_flags = mflags;
-	} else if (n >= 0) {
-		/* No address, no control data: both lengths read back 0. */
-		msg->msg_namelen = 0;
-		msg->msg_controllen = 0;
-		msg->msg_flags = mflags;
+	if (n < 0)
+		return n;
+	/* No control data; no address, except a netlink reply's sender, the
+	 * kernel (port 0). */
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
+	msg->msg_namelen = 0;
+	if (a->nl_peer >= 0 && m.msg_name && m.msg_namelen >= sizeof(nl)) {
+		memcpy(m.msg_name, &nl, sizeof(nl));
+		msg->msg_namelen = sizeof(nl);
 	}
+	msg->msg_controllen = 0;
+	msg->msg_flags = mflags;
 	return n;
 }
 
