@@ -124,6 +124,24 @@ ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body
 	return n;
 }
 
+int ualg_hello(int sock)
+{
+	struct ualg_hello hello = { UALG_PROTO_MAGIC, UALG_PROTO_VERSION, UALG_ROLE_AFALG };
+	struct iovec part = { &hello, sizeof(hello) };
+	struct ualg_hdr h;
+	int r = ualg_frame_send(sock, UALG_MSG_HELLO, 0, 0, &part, 1, -1);
+
+	if (r)
+		return r;
+	ssize_t n;
+	do
+		n = ualg_frame_recv(sock, &h, NULL, 0, NULL, 1);
+	while (n == -EINTR);
+	if (n < 0)
+		return (int)n;
+	return n > 0 && h.type == UALG_MSG_HELLO && h.result == UALG_PROTO_VERSION ? 0 : -EPROTO;
+}
+
 int ualg_default_socket_path(char *buf, size_t size)
 {
 	const char *env = getenv("UALG_SOCKET");

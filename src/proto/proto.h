@@ -149,6 +149,11 @@ int ualg_frame_send(int sock, uint16_t type, uint16_t flags, int32_t result,
 ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
 			int *fd, int cloexec);
 
+/* The client's greeting on a new connection to algd: sends HELLO and
+ * checks the reply.  Returns 0, or -EPROTO when algd does not answer with
+ * this protocol version (or -errno of the exchange). */
+int ualg_hello(int sock);
+
 /* The default algd socket path for this user, into buf. */
 int ualg_default_socket_path(char *buf, size_t size);
 

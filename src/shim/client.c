@@ -22,9 +22,6 @@ int client_connect(int type_flags)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char path[sizeof(sa.sun_path)];
-	struct ualg_hello hello = { UALG_PROTO_MAGIC, UALG_PROTO_VERSION, UALG_ROLE_AFALG };
-	struct ualg_hdr h;
-
 	if (ualg_default_socket_path(path, sizeof(path)))
 		return -EAFNOSUPPORT;
 	strcpy(sa.sun_path, path);
@@ -37,13 +34,7 @@ int client_connect(int type_flags)
 		real.close(fd);
 		return -EAFNOSUPPORT;
 	}
-	struct iovec part = { &hello, sizeof(hello) };
-	int r = ualg_frame_send(fd, UALG_MSG_HELLO, 0, 0, &part, 1, -1);
-	if (!r) {
-		ssize_t n = ualg_frame_recv(fd, &h, NULL, 0, NULL, 0);
-		r = n <= 0 ? -EAFNOSUPPORT :
-		    (h.type != UALG_MSG_HELLO || h.result != UALG_PROTO_VERSION) ? -EAFNOSUPPORT : 0;
-	}
+	int r = ualg_hello(fd) ? -EAFNOSUPPORT : 0;
 	if (!r && (type_flags & SOCK_NONBLOCK))
 		r = real.fcntl(fd, F_SETFL, O_NONBLOCK) ? -errno : 0;
 	if (r) {

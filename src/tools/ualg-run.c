@@ -38,8 +38,6 @@ static void usage(FILE *f)
 static bool algd_alive(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct ualg_hello hello = { UALG_PROTO_MAGIC, UALG_PROTO_VERSION, UALG_ROLE_AFALG };
-	struct ualg_hdr h;
 	bool ok = false;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
@@ -48,11 +46,8 @@ static bool algd_alive(const char *path)
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return false;
-	struct iovec part = { &hello, sizeof(hello) };
-	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
-	    !ualg_frame_send(fd, UALG_MSG_HELLO, 0, 0, &part, 1, -1) &&
-	    ualg_frame_recv(fd, &h, NULL, 0, NULL, 1) > 0)
-		ok = h.type == UALG_MSG_HELLO && h.result == UALG_PROTO_VERSION;
+	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		ok = ualg_hello(fd) == 0;
 	close(fd);
 	return ok;
 }
