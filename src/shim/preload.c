@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -540,23 +541,106 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 	return do_send(fd, a, iov, (size_t)n, NULL, 0);
 }
 
-/* splice() and sendfile() into an op socket: the kernel feeds the pages to
- * the socket's sendpage; here the bytes are read and sent, never written
- * back, so a spliced page cache page cannot be modified (Copy Fail). */
-static ssize_t feed_from(int fd, struct afd *a, int in, loff_t *off, size_t len, bool more)
+/* splice() and sendfile() into an op socket.  The kernel hands the pages to
+ * the socket's sendpage until the length is moved, the source runs dry or
+ * the socket would block.  Here the bytes are copied and sent, never
+ * written back, so a spliced page cache page cannot be modified (Copy
+ * Fail).  Bytes leave the source only once algd has taken them: a pipe is
+ * read through tee() first, a file through pread(), so a short send (a
+ * full socket with O_NONBLOCK, a signal) loses nothing. */
+struct source {
+	int fd;
+	loff_t *off;		/* explicit offset, or NULL for the file's */
+	bool pipe;
+	unsigned pipe_flags;	/* SPLICE_F_NONBLOCK for tee() */
+	int peek[2];		/* pipe: a private pipe that tee() fills */
+};
+
+static ssize_t source_peek(struct source *s, void *buf, size_t want)
+{
+	if (s->pipe) {
+		ssize_t n = tee(s->fd, s->peek[1], want, s->pipe_flags);
+		if (n <= 0)
+			return n;
+		return next.read(s->peek[0], buf, (size_t)n);
+	}
+	if (s->off)
+		return pread(s->fd, buf, want, *s->off);
+	off_t pos = lseek(s->fd, 0, SEEK_CUR);
+	if (pos < 0)	/* not seekable: reading consumes at once */
+		return next.read(s->fd, buf, want);
+	return pread(s->fd, buf, want, pos);
+}
+
+/* Drops n bytes that algd took; buf holds at least n bytes of scratch. */
+static void source_consume(struct source *s, void *buf, size_t n, size_t peeked)
+{
+	if (s->pipe) {
+		ssize_t r;
+		while (n > 0 && (r = next.read(s->fd, buf, n)) > 0)
+			n -= (size_t)r;
+		while (peeked > 0 && (r = next.read(s->peek[0], buf, peeked)) > 0)
+			peeked -= (size_t)r;
+	} else if (s->off) {
+		*s->off += (loff_t)n;
+	} else {
+		lseek(s->fd, (off_t)n, SEEK_CUR);
+	}
+}
+
+static size_t pipe_pending(int fd)
+{
+	int n = 0;
+	return ioctl(fd, FIONREAD, &n) == 0 && n > 0 ? (size_t)n : 0;
+}
+
+/* more: keep the message open after the last chunk (SPLICE_F_MORE, or
+ * sendfile's rule that only the chunk that completes len closes it). */
+static ssize_t feed_from(int fd, struct afd *a, struct source *src, size_t len, bool more)
 {
 	uint8_t buf[UALG_DATA_MAX];
-	size_t want = len < sizeof(buf) ? len : sizeof(buf);
-	ssize_t n = off ? pread(in, buf, want, *off) : next.read(in, buf, want);
+	size_t done = 0;
+	int err = 0;
 
-	if (n <= 0)
-		return n;
-	struct iovec iov = { buf, (size_t)n };
-	bool last_chunk = (size_t)n == len;
-	ssize_t s = do_send(fd, a, &iov, 1, NULL, (more || !last_chunk) ? MSG_MORE : 0);
-	if (s > 0 && off)
-		*off += s;
-	return s;
+	if (src->pipe && pipe2(src->peek, O_CLOEXEC | O_NONBLOCK) < 0)
+		return sfail(errno);
+	while (done < len) {
+		size_t want = len - done < sizeof(buf) ? len - done : sizeof(buf);
+		if (done && src->pipe && !pipe_pending(src->fd))
+			break;	/* splice stops once the pipe is empty */
+		ssize_t n = source_peek(src, buf, want);
+		if (n <= 0) {
+			err = n < 0 ? errno : 0;
+			break;
+		}
+		bool last = done + (size_t)n == len ||
+			    (src->pipe && pipe_pending(src->fd) == (size_t)n);
+		struct iovec iov = { buf, (size_t)n };
+		ssize_t s = do_send(fd, a, &iov, 1, NULL, (more || !last) ? MSG_MORE : 0);
+		if (s < 0) {
+			err = errno;
+			if (src->pipe)
+				source_consume(src, buf, 0, (size_t)n);
+			break;
+		}
+		source_consume(src, buf, (size_t)s, src->pipe ? (size_t)n - (size_t)s : 0);
+		done += (size_t)s;
+		if (s < n)
+			break;
+	}
+	if (src->pipe) {
+		real.close(src->peek[0]);
+		real.close(src->peek[1]);
+	}
+	if (done == 0 && err)
+		return sfail(err);
+	return (ssize_t)done;
+}
+
+static bool is_pipe(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
 EXPORT ssize_t splice(int in, loff_t *off_in, int out, loff_t *off_out, size_t len, unsigned flags)
@@ -567,7 +651,13 @@ EXPORT ssize_t splice(int in, loff_t *off_in, int out, loff_t *off_out, size_t l
 		return next.splice(in, off_in, out, off_out, len, flags);
 	if (off_out)
 		return sfail(ESPIPE);
-	return feed_from(out, a, in, off_in, len, flags & 0x04 /* SPLICE_F_MORE */);
+	if (!is_pipe(in))	/* one end of a splice must be a pipe */
+		return sfail(EINVAL);
+	if (off_in)
+		return sfail(ESPIPE);
+	struct source src = { .fd = in, .pipe = true,
+			      .pipe_flags = flags & SPLICE_F_NONBLOCK };
+	return feed_from(out, a, &src, len, flags & SPLICE_F_MORE);
 }
 
 EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t len)
@@ -576,9 +666,12 @@ EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t len)
 	struct afd *a = afd_get(out);
 	if (!a)
 		return next.sendfile(out, in, off, len);
+	if (is_pipe(in))	/* 6.1's pipes have no splice_read */
+		return sfail(EINVAL);
 	loff_t o = off ? *off : 0;
-	ssize_t n = feed_from(out, a, in, off ? &o : NULL, len, false);
-	if (off && n > 0)
+	struct source src = { .fd = in, .off = off ? &o : NULL };
+	ssize_t n = feed_from(out, a, &src, len, false);
+	if (off)
 		*off = (off_t)o;
 	return n;
 }
