@@ -33,6 +33,11 @@
 #define UALG_DATA_MAX (60u * 1024u)
 #define UALG_FRAME_MAX (UALG_DATA_MAX + 512u)
 
+/* Message types.  Each area of algd owns a range, so that work on one area
+ * never renumbers another: 1-31 the AF_ALG socket calls, 32-47 algorithm
+ * administration (crypto_user, algctl), 48-63 policy and named keys,
+ * 64-79 further AF_ALG surface, 80-95 the native ring API.  A type algd
+ * does not know ends the connection like any malformed frame. */
 enum ualg_msg_type {
 	UALG_MSG_HELLO = 1,
 	UALG_MSG_BIND,
@@ -43,7 +48,7 @@ enum ualg_msg_type {
 	UALG_MSG_POLL,		/* readiness of the socket: result is a poll mask */
 	UALG_MSG_CANCEL,	/* a signal ended the caller's wait (see server.c) */
 	UALG_MSG_ALGINFO,	/* a registered algorithm's properties (crypto_user) */
-	UALG_MSG_TYPE_MAX,
+	UALG_MSG_TYPE_MAX = 128,
 };
 
 #define UALG_HDR_REPLY 0x0001u	/* set on every reply */
