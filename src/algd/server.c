@@ -30,6 +30,7 @@ struct parked {
 	size_t len;
 	struct afalg_progress progress;
 	uint8_t *out;		/* RECV: the output produced so far */
+	size_t outlen;		/* its size */
 };
 
 struct conn {
@@ -37,6 +38,8 @@ struct conn {
 	bool greeted;		/* HELLO seen (op connections are born greeted) */
 	struct alg_sock *sk;
 	struct parked *parked;	/* at most one waiter per socket */
+	uint8_t *rest;		/* an answer's bytes beyond its first frame */
+	size_t rest_len, rest_off;
 	struct conn *prev, *next;
 };
 
@@ -44,7 +47,8 @@ static struct conn *conns;
 static int epfd = -1;
 static int verbose;
 static _Alignas(8) uint8_t rxbuf[UALG_FRAME_MAX];	/* header, then body */
-static uint8_t txdata[UALG_DATA_MAX];
+static uint8_t *recvbuf;	/* output of the receive being served */
+static size_t recvbuf_cap;
 
 static void logmsg(int level, const char *fmt, ...)
 {
@@ -80,15 +84,37 @@ static struct conn *conn_add(int fd, struct alg_sock *sk, bool greeted)
 	return c;
 }
 
-static void parked_free(struct parked *pk, size_t outlen)
+static void parked_free(struct parked *pk)
 {
 	if (!pk)
 		return;
 	ualg_wipe(pk->frame, pk->len);
 	free(pk->frame);
-	ualg_wipe(pk->out, outlen);
+	ualg_wipe(pk->out, pk->outlen);
 	free(pk->out);
 	free(pk);
+}
+
+static void rest_drop(struct conn *c)
+{
+	ualg_wipe(c->rest, c->rest_len);
+	free(c->rest);
+	c->rest = NULL;
+	c->rest_len = c->rest_off = 0;
+}
+
+/* The receive buffer, grown on demand (wiped after every answer). */
+static uint8_t *recv_buffer(size_t n)
+{
+	if (n > recvbuf_cap) {
+		uint8_t *b = malloc(n);
+		if (!b)
+			return NULL;
+		free(recvbuf);
+		recvbuf = b;
+		recvbuf_cap = n;
+	}
+	return recvbuf;
 }
 
 static void conn_close(struct conn *c)
@@ -96,7 +122,8 @@ static void conn_close(struct conn *c)
 	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	afalg_sock_put(c->sk);
-	parked_free(c->parked, UALG_DATA_MAX);
+	parked_free(c->parked);
+	rest_drop(c);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -200,7 +227,8 @@ static int on_accept(struct conn *c, size_t len)
  * being resumed, else a fresh one. */
 static struct afalg_progress fresh_progress;
 static struct afalg_progress *progress_now = &fresh_progress;
-static uint8_t *recv_out_now = txdata;
+static uint8_t *recv_out_now;	/* the parked receive's output, or NULL */
+static size_t recv_len_now;	/* the size of the receive being served */
 
 /* Returns 1 when the request was parked. */
 static int on_send(struct conn *c, const uint8_t *body, size_t len)
@@ -239,6 +267,38 @@ static int on_send(struct conn *c, const uint8_t *body, size_t len)
 	return reply(c, UALG_MSG_SEND, 0, r, NULL, 0, -1) ? -1 : 0;
 }
 
+/* Answers a receive of n bytes: the first part (up to the caller's part
+ * size) now, the rest kept for UALG_RECV_REST requests. */
+static int answer_recv(struct conn *c, uint16_t flags, int32_t result, uint8_t *out, size_t part)
+{
+	const size_t n = result > 0 ? (size_t)result : 0;
+	const size_t first = n < part ? n : part;
+
+	if (n > first) {
+		if (!(c->rest = malloc(n - first))) {
+			ualg_wipe(out, n);
+			return reply(c, UALG_MSG_RECV, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
+		}
+		memcpy(c->rest, out + first, n - first);
+		c->rest_len = n - first;
+	}
+	int s = reply(c, UALG_MSG_RECV, flags, result, out, first, -1);
+	ualg_wipe(out, n);
+	return s ? -1 : 0;
+}
+
+static int send_rest(struct conn *c, size_t len)
+{
+	if (!c->rest)	/* another process on the same socket took it */
+		return reply(c, UALG_MSG_RECV, 0, -EPROTO, NULL, 0, -1) ? -1 : 0;
+	size_t n = c->rest_len - c->rest_off < len ? c->rest_len - c->rest_off : len;
+	int s = reply(c, UALG_MSG_RECV, 0, (int32_t)n, c->rest + c->rest_off, n, -1);
+	c->rest_off += n;
+	if (c->rest_off == c->rest_len)
+		rest_drop(c);
+	return s ? -1 : 0;
+}
+
 static int on_recv(struct conn *c, const uint8_t *body, size_t len)
 {
 	struct ualg_recv m;
@@ -247,16 +307,22 @@ static int on_recv(struct conn *c, const uint8_t *body, size_t len)
 	if (len != sizeof(m))
 		return -1;
 	memcpy(&m, body, sizeof(m));
-	if ((m.flags & ~UALG_RECV_FLAGS_ALL) || m.len > UALG_DATA_MAX)
+	if ((m.flags & ~UALG_RECV_FLAGS_ALL) || m.len > UALG_DATA_MAX || m.total < m.len || m.reserved)
 		return -1;
-	int r = afalg_recv(c->sk, recv_out_now, m.len, m.flags & UALG_RECV_DONTWAIT, &trunc,
+	if (m.flags & UALG_RECV_REST)
+		return send_rest(c, m.len);
+	rest_drop(c);
+	recv_len_now = m.len;
+	if (afalg_recv_whole(c->sk))
+		recv_len_now = m.total < AFALG_RECV_MAX ? m.total : AFALG_RECV_MAX;
+	uint8_t *out = recv_out_now ? recv_out_now : recv_buffer(recv_len_now);
+	if (!out)
+		return reply(c, UALG_MSG_RECV, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
+	int r = afalg_recv(c->sk, out, recv_len_now, m.flags & UALG_RECV_DONTWAIT, &trunc,
 			   progress_now);
 	if (r == AFALG_WAIT)
 		return 1;
-	int s = reply(c, UALG_MSG_RECV, trunc ? UALG_HDR_TRUNC : 0, r, recv_out_now,
-		      r > 0 ? (size_t)r : 0, -1);
-	ualg_wipe(recv_out_now, r > 0 ? (size_t)r : 0);
-	return s ? -1 : 0;
+	return answer_recv(c, trunc ? UALG_HDR_TRUNC : 0, r, out, m.len);
 }
 
 static int on_poll(struct conn *c, size_t len)
@@ -280,9 +346,15 @@ static int on_cancel(struct conn *c, size_t len)
 		const struct ualg_hdr *h = (const struct ualg_hdr *)pk->frame;
 		const size_t done = pk->progress.done;
 		int32_t result = done ? (int32_t)done : -EINTR;
-		int r = reply(c, h->type, 0, result, pk->out,
-			      h->type == UALG_MSG_RECV ? done : 0, -1);
-		parked_free(pk, UALG_DATA_MAX);
+		int r;
+		if (h->type == UALG_MSG_RECV) {
+			struct ualg_recv m;
+			memcpy(&m, pk->frame + sizeof(*h), sizeof(m));
+			r = answer_recv(c, 0, result, pk->out, m.len);
+		} else {
+			r = reply(c, h->type, 0, result, NULL, 0, -1);
+		}
+		parked_free(pk);
 		if (r)
 			return -1;
 	}
@@ -365,15 +437,15 @@ static void retry_parked(struct conn *c)
 
 	c->parked = NULL;
 	progress_now = &pk->progress;
-	recv_out_now = pk->out ? pk->out : txdata;
+	recv_out_now = pk->out;
 	int r = dispatch(c, pk->frame, pk->len);
 	progress_now = &fresh_progress;
-	recv_out_now = txdata;
+	recv_out_now = NULL;
 	if (r == 1) {
 		c->parked = pk;
 		return;
 	}
-	parked_free(pk, UALG_DATA_MAX);
+	parked_free(pk);
 	if (r < 0)
 		conn_close(c);
 }
@@ -390,11 +462,12 @@ static int park(struct conn *c, size_t n)
 	pk->len = n;
 	pk->progress = fresh_progress;
 	if (((struct ualg_hdr *)rxbuf)->type == UALG_MSG_RECV) {
-		if (!(pk->out = malloc(UALG_DATA_MAX))) {
-			parked_free(pk, 0);
+		if (!(pk->out = malloc(recv_len_now ? recv_len_now : 1))) {
+			parked_free(pk);
 			return -1;
 		}
-		memcpy(pk->out, txdata, pk->progress.done);
+		pk->outlen = recv_len_now;
+		memcpy(pk->out, recvbuf, pk->progress.done);
 	}
 	c->parked = pk;
 	return 0;

@@ -25,6 +25,8 @@ enum ualg_alg_type {
 	UALG_ALG_CIPHER,	/* single-block cipher: "aes" */
 	UALG_ALG_SHASH,		/* message digest or keyed hash */
 	UALG_ALG_SKCIPHER,	/* symmetric cipher mode over a byte stream */
+	UALG_ALG_AEAD,		/* authenticated encryption with associated data */
+	UALG_ALG_RNG,		/* deterministic random bit generator */
 };
 
 /* Registration state, as /proc/crypto reports it. */
@@ -69,6 +71,41 @@ struct ualg_skcipher_ops {
 	int (*decrypt)(struct ualg_tfm *tfm, uint8_t *iv, const uint8_t *src, uint8_t *dst, size_t len);
 };
 
+/* One AEAD request, as the kernel's aead_request after algif_aead has copied
+ * the input to the output buffer: the text is processed in place.  aad and
+ * text are separate pointers so that templates (rfc4106, authencesn) can
+ * hand an inner algorithm part of the associated data without moving it.
+ * Encryption: cryptlen bytes of plaintext; the tag (tfm->authsize bytes) is
+ * written at text + cryptlen.  Decryption: cryptlen counts ciphertext and
+ * tag; on success the plaintext replaces the ciphertext; a tag mismatch
+ * gives -EBADMSG and the text must not be released. */
+struct ualg_aead_req {
+	const uint8_t *aad;
+	size_t assoclen;
+	uint8_t *text;
+	size_t cryptlen;
+	uint8_t *iv;		/* ivsize bytes; authenc leaves the CBC chaining value */
+};
+
+struct ualg_aead_ops {
+	unsigned ivsize, maxauthsize;
+	int (*setkey)(struct ualg_tfm *tfm, const uint8_t *key, size_t len);
+	/* NULL: any size from 1 to maxauthsize (crypto_aead_setauthsize()). */
+	int (*setauthsize)(struct ualg_tfm *tfm, unsigned authsize);
+	int (*encrypt)(struct ualg_tfm *tfm, const struct ualg_aead_req *req);
+	int (*decrypt)(struct ualg_tfm *tfm, const struct ualg_aead_req *req);
+};
+
+/* A DRBG: seeding (re)instantiates it with the bytes as personalization
+ * string, as the kernel's crypto_rng_reset() on the drbg driver. */
+struct ualg_rng_ops {
+	unsigned seedsize;
+	int (*seed)(struct ualg_tfm *tfm, const uint8_t *seed, size_t len);
+	int (*generate)(struct ualg_tfm *tfm, uint8_t *out, size_t len);
+	/* Test entropy for the next seeding (CAVP mode); NULL if unsupported. */
+	int (*set_entropy)(struct ualg_tfm *tfm, const uint8_t *entropy, size_t len);
+};
+
 struct ualg_alg {
 	char name[UALG_MAX_ALG_NAME];	/* generic name, cra_name */
 	char driver[UALG_MAX_ALG_NAME];	/* implementation, cra_driver_name */
@@ -87,6 +124,8 @@ struct ualg_alg {
 		struct ualg_cipher_ops cipher;
 		struct ualg_shash_ops shash;
 		struct ualg_skcipher_ops skcipher;
+		struct ualg_aead_ops aead;
+		struct ualg_rng_ops rng;
 	} u;
 
 	/* Registry bookkeeping. */
@@ -100,6 +139,7 @@ struct ualg_alg {
 struct ualg_tfm {
 	struct ualg_alg *alg;
 	bool need_key;		/* keyed algorithm without a valid key yet */
+	unsigned authsize;	/* aead: tag length, maxauthsize until set */
 	void *ctx;		/* alg->ctxsize bytes, wiped on free */
 };
 
@@ -139,6 +179,17 @@ unsigned ualg_hash_digestsize(const struct ualg_tfm *tfm);
 
 int ualg_skcipher_crypt(struct ualg_tfm *tfm, bool enc, uint8_t *iv,
 			const uint8_t *src, uint8_t *dst, size_t len);
+int ualg_aead_setauthsize(struct ualg_tfm *tfm, unsigned authsize);
+int ualg_aead_encrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req);
+int ualg_aead_decrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req);
+
+int ualg_rng_seed(struct ualg_tfm *tfm, const uint8_t *seed, size_t len);
+int ualg_rng_generate(struct ualg_tfm *tfm, uint8_t *out, size_t len);
+int ualg_rng_set_entropy(struct ualg_tfm *tfm, const uint8_t *entropy, size_t len);
+
+/* Constant-time comparison of tags: 0 when equal. */
+int ualg_memneq(const void *a, const void *b, size_t len);
+
 void ualg_cipher_encrypt_one(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *src);
 void ualg_cipher_decrypt_one(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *src);
 

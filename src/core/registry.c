@@ -16,6 +16,8 @@ static struct ualg_alg **alg_tail = &alg_list;
 static const struct ualg_template *const templates[] = {
 	&ualg_tmpl_hmac, &ualg_tmpl_ecb, &ualg_tmpl_cbc,
 	&ualg_tmpl_ctr, &ualg_tmpl_xts, &ualg_tmpl_cts,
+	&ualg_tmpl_rfc4106, &ualg_tmpl_rfc4309, &ualg_tmpl_rfc4543, &ualg_tmpl_rfc7539esp,
+	&ualg_tmpl_authenc, &ualg_tmpl_authencesn,
 };
 
 const struct ualg_template *ualg_tmpl_find(const char *name)
@@ -32,6 +34,8 @@ const char *ualg_alg_type_name(enum ualg_alg_type type)
 	case UALG_ALG_CIPHER: return "cipher";
 	case UALG_ALG_SHASH: return "shash";
 	case UALG_ALG_SKCIPHER: return "skcipher";
+	case UALG_ALG_AEAD: return "aead";
+	case UALG_ALG_RNG: return "rng";
 	}
 	return "unknown";
 }
@@ -69,10 +73,29 @@ static const char *const kernel_driver_suffixes[] = {
 	"-generic", "-aesni", "-ssse3", "-avx", "-avx2", "-ni", "-asm", "-x86_64", "-lib",
 };
 
+/* Kernel drivers whose names do not follow the suffix pattern, with the
+ * algorithm that stands in for them here (a template name is built). */
+static const struct {
+	const char *kernel, *ours;
+} kernel_driver_names[] = {
+	{ "generic-gcm-aesni", "gcm-aes-openssl" },
+	{ "rfc4106-gcm-aesni", "rfc4106(gcm-aes-openssl)" },
+};
+
 static struct ualg_alg *kernel_driver_alias(enum ualg_alg_type type, const char *name)
 {
 	const size_t len = strlen(name);
 	char alias[UALG_MAX_ALG_NAME + 8];
+
+	for (size_t i = 0; i < sizeof(kernel_driver_names) / sizeof(kernel_driver_names[0]); i++) {
+		if (strcmp(name, kernel_driver_names[i].kernel))
+			continue;
+		int err;
+		struct ualg_alg *a = ualg_alg_lookup(type, kernel_driver_names[i].ours, &err);
+		if (a)
+			ualg_alg_put(a);	/* registered: the caller takes its own */
+		return a;
+	}
 
 	for (size_t i = 0; i < sizeof(kernel_driver_suffixes) / sizeof(kernel_driver_suffixes[0]); i++) {
 		const size_t sl = strlen(kernel_driver_suffixes[i]);

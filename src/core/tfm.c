@@ -21,6 +21,8 @@ static bool alg_keyed(const struct ualg_alg *alg)
 	case UALG_ALG_CIPHER: return true;
 	case UALG_ALG_SKCIPHER: return true;
 	case UALG_ALG_SHASH: return alg->u.shash.setkey != NULL;
+	case UALG_ALG_AEAD: return true;
+	case UALG_ALG_RNG: return false;	/* seeding is optional */
 	}
 	return false;
 }
@@ -36,6 +38,8 @@ struct ualg_tfm *ualg_tfm_new(struct ualg_alg *alg, int *err)
 	}
 	tfm->alg = alg;
 	tfm->need_key = alg_keyed(alg);
+	if (alg->type == UALG_ALG_AEAD)
+		tfm->authsize = alg->u.aead.maxauthsize;
 	if (alg->init_tfm) {
 		int r = alg->init_tfm(tfm);
 		if (r) {
@@ -63,7 +67,7 @@ void ualg_tfm_free(struct ualg_tfm *tfm)
 
 bool ualg_tfm_has_setkey(const struct ualg_tfm *tfm)
 {
-	return alg_keyed(tfm->alg);
+	return alg_keyed(tfm->alg) || tfm->alg->type == UALG_ALG_RNG;
 }
 
 /* A failed setkey by the driver leaves the transform needing a key, as the
@@ -91,6 +95,11 @@ int ualg_tfm_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
 			return -ENOSYS;
 		r = alg->u.shash.setkey(tfm, key, len);
 		break;
+	case UALG_ALG_AEAD:	/* each AEAD checks its own key format */
+		r = alg->u.aead.setkey(tfm, key, len);
+		break;
+	case UALG_ALG_RNG:	/* a seed, not a key: nothing to lose on failure */
+		return ualg_rng_seed(tfm, key, len);
 	default:
 		r = -EINVAL;
 	}
@@ -190,4 +199,58 @@ void ualg_cipher_encrypt_one(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *
 void ualg_cipher_decrypt_one(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *src)
 {
 	tfm->alg->u.cipher.decrypt(tfm, dst, src);
+}
+
+/* crypto_aead_setauthsize(): zero only for algorithms without a tag. */
+int ualg_aead_setauthsize(struct ualg_tfm *tfm, unsigned authsize)
+{
+	const struct ualg_aead_ops *ops = &tfm->alg->u.aead;
+
+	if ((!authsize && ops->maxauthsize) || authsize > ops->maxauthsize)
+		return -EINVAL;
+	if (ops->setauthsize) {
+		int r = ops->setauthsize(tfm, authsize);
+		if (r)
+			return r;
+	}
+	tfm->authsize = authsize;
+	return 0;
+}
+
+int ualg_aead_encrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req)
+{
+	if (tfm->need_key)
+		return -ENOKEY;
+	return tfm->alg->u.aead.encrypt(tfm, req);
+}
+
+int ualg_aead_decrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req)
+{
+	if (tfm->need_key)
+		return -ENOKEY;
+	if (req->cryptlen < tfm->authsize)
+		return -EINVAL;
+	return tfm->alg->u.aead.decrypt(tfm, req);
+}
+
+int ualg_rng_seed(struct ualg_tfm *tfm, const uint8_t *seed, size_t len)
+{
+	return tfm->alg->u.rng.seed(tfm, seed, len);
+}
+
+int ualg_rng_generate(struct ualg_tfm *tfm, uint8_t *out, size_t len)
+{
+	return tfm->alg->u.rng.generate(tfm, out, len);
+}
+
+int ualg_rng_set_entropy(struct ualg_tfm *tfm, const uint8_t *entropy, size_t len)
+{
+	if (!tfm->alg->u.rng.set_entropy)
+		return -ENOPROTOOPT;
+	return tfm->alg->u.rng.set_entropy(tfm, entropy, len);
+}
+
+int ualg_memneq(const void *a, const void *b, size_t len)
+{
+	return CRYPTO_memcmp(a, b, len) != 0;
 }

@@ -116,11 +116,20 @@ struct ualg_send {
 #define UALG_IV_MAX 64
 
 #define UALG_RECV_DONTWAIT 0x01u
-#define UALG_RECV_FLAGS_ALL 0x01u
+#define UALG_RECV_REST 0x02u	/* the next part of an answer longer than a frame */
+#define UALG_RECV_FLAGS_ALL 0x03u
 
+/* A receive is one request per frame-sized part for hash and skcipher,
+ * whose results do not depend on how the caller's buffer is split.  An
+ * AEAD operation depends on the whole buffer's size (it decides how much
+ * is processed), so algd runs it once on total bytes and answers with the
+ * count produced and the first part; the shim fetches the rest with
+ * UALG_RECV_REST requests, each answered from what algd kept. */
 struct ualg_recv {
 	uint32_t flags;
 	uint32_t len;		/* caller's buffer size for this part, <= UALG_DATA_MAX */
+	uint32_t total;		/* the whole call's buffer size (>= len) */
+	uint32_t reserved;	/* zero */
 };
 
 #define UALG_FRAME_PARTS 64	/* iovecs one frame may gather from */

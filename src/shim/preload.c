@@ -701,6 +701,7 @@ static ssize_t do_recv(int fd, struct afd *a, const struct iovec *iov, size_t ni
 		flags |= MSG_DONTWAIT;
 
 	struct iov_cursor cur = { iov, niov, 0, 0 };
+	const bool whole = !strcmp(a->type, "aead");
 	size_t got = 0;
 	do {
 		struct iovec parts[UALG_FRAME_PARTS];
@@ -714,7 +715,10 @@ static ssize_t do_recv(int fd, struct afd *a, const struct iovec *iov, size_t ni
 			for (int i = 0; i < np; i++)
 				if (probe_out(parts[i].iov_base, parts[i].iov_len))
 					return got ? (ssize_t)got : sfail(EFAULT);
-		struct ualg_recv m = { (flags & MSG_DONTWAIT) ? UALG_RECV_DONTWAIT : 0, (uint32_t)cap };
+		struct ualg_recv m = { (flags & MSG_DONTWAIT) ? UALG_RECV_DONTWAIT : 0, (uint32_t)cap,
+				       (uint32_t)(whole ? total : cap), 0 };
+		if (whole && got)
+			m.flags |= UALG_RECV_REST;
 		struct iovec req = { &m, sizeof(m) };
 		struct xact x = { .type = UALG_MSG_RECV, .parts = &req, .nparts = 1,
 				  .rbody = parts, .nrbody = np };
@@ -723,6 +727,17 @@ static ssize_t do_recv(int fd, struct afd *a, const struct iovec *iov, size_t ni
 			return got ? (ssize_t)got : sfail(-r);
 		if (msg_flags && (x.rflags & UALG_HDR_TRUNC))
 			*msg_flags |= MSG_TRUNC;
+		if (whole) {
+			/* One operation on the whole buffer: r counts all it
+			 * produced; the parts beyond this frame follow. */
+			size_t n = got ? (size_t)r : ((size_t)r < cap ? (size_t)r : cap);
+			if (!got)
+				total = (size_t)r;
+			got += n;
+			if (!n)
+				break;
+			continue;
+		}
 		got += (size_t)r;
 		if ((size_t)r < cap || !r)
 			break;

@@ -638,25 +638,27 @@ class Recorder:
         self._line(desc, r, e, to)
         return r
 
-    def read(self, f, n, null=False):
+    def read(self, f, n, null=False, random=False):
+        """random: the bytes are random (an rng socket): record only what
+        can be compared, their count and whether they are all zero."""
         (r, e, d), to = self._guard(lambda: read(self._fdv(f), n, null))
         self._line("read(%s,%s%d)" % (self._fdn(f), "NULL," if null else "", n), r, e, to,
-                   data=hexdata(d) if (r >= 0 and not null) else None)
+                   data=_shown(d, random) if (r >= 0 and not null) else None)
         return d if r >= 0 else None
 
-    def recv(self, f, n, flags=0):
+    def recv(self, f, n, flags=0, random=False):
         (r, e, d), to = self._guard(lambda: recv(self._fdv(f), n, flags))
         self._line("recv(%s,%d,%s)" % (self._fdn(f), n, msg_flags_str(flags)), r, e, to,
-                   data=hexdata(d) if r >= 0 else None)
+                   data=_shown(d, random) if r >= 0 else None)
         return d if r >= 0 else None
 
-    def recvmsg(self, f, sizes, flags=0, controllen=0):
+    def recvmsg(self, f, sizes, flags=0, controllen=0, random=False):
         if isinstance(sizes, int):
             sizes = [sizes]
         (r, e, d, mf, cl), to = self._guard(lambda: recvmsg(self._fdv(f), sizes, flags, controllen))
         self._line("recvmsg(%s,iov=[%s],%s%s)" % (self._fdn(f), ",".join(map(str, sizes)), msg_flags_str(flags),
                                                  ",control=%d" % controllen if controllen else ""),
-                   r, e, to, data=hexdata(d) if r >= 0 else None,
+                   r, e, to, data=_shown(d, random) if r >= 0 else None,
                    msg_flags=msg_flags_str(mf) if r >= 0 else None,
                    controllen=cl if (r >= 0 and controllen) else None)
         return d if r >= 0 else None
@@ -696,6 +698,12 @@ class Recorder:
 
 _FCNTL_NAMES = {F_DUPFD: "F_DUPFD", F_GETFD: "F_GETFD", F_SETFD: "F_SETFD", F_GETFL: "F_GETFL",
                 F_SETFL: "F_SETFL", F_DUPFD_CLOEXEC: "F_DUPFD_CLOEXEC"}
+
+
+def _shown(d, random):
+    if not random:
+        return hexdata(d)
+    return "random:%d%s" % (len(d), ":allzero" if d and not any(d) else "")
 
 
 def _printable(s):

@@ -59,7 +59,7 @@ def sha1_abc(tfm):
     op.settimeout(5)
     op.send(frame(SEND, struct.pack("=IIII", 0x04 | 0x08, 0, 0, 0) + b"abc"))
     op.recv(64)
-    op.send(frame(RECV, struct.pack("=II", 0, 20)))
+    op.send(frame(RECV, struct.pack("=IIII", 0, 20, 20, 0)))
     r = op.recv(64)
     op.close()
     return r[HDR.size:].hex()
@@ -82,7 +82,8 @@ bad = [
      frame(BIND, b"hash".ljust(14, b"\0") + struct.pack("=HIII", 0, 0, 0, 4) + b"sha1")),
     ("a setsockopt value length past the frame", frame(SETSOCKOPT, struct.pack("=iiIIII", 279, 1, 16, 0, 16, 0))),
     ("a send with an oversized IV length", frame(SEND, struct.pack("=IIII", 0x2c, 1, 0, 4096))),
-    ("a receive larger than a frame", frame(RECV, struct.pack("=II", 0, 1 << 20))),
+    ("a receive larger than a frame", frame(RECV, struct.pack("=IIII", 0, 1 << 20, 1 << 20, 0))),
+    ("a receive whose total is below its part", frame(RECV, struct.pack("=IIII", 0, 64, 32, 0))),
     ("garbage", os.urandom(300)),
     ("an oversized datagram", b"\0" * 200000),
 ]

@@ -19,8 +19,8 @@
 
 #define MODULE "openssl"
 
-static struct ualg_alg *driver_alloc(const char *name, const char *driver,
-				     enum ualg_alg_type type, int prio)
+struct ualg_alg *ualg_openssl_alloc(const char *name, const char *driver,
+				    enum ualg_alg_type type, int prio)
 {
 	struct ualg_alg *alg = calloc(1, sizeof(*alg));
 
@@ -404,7 +404,7 @@ static void driver_destroy(struct ualg_alg *alg)
 	free(alg);
 }
 
-static int reg(struct ualg_alg *alg)
+int ualg_openssl_reg(struct ualg_alg *alg)
 {
 	if (!alg)
 		return -ENOMEM;
@@ -440,7 +440,7 @@ static int register_digest(size_t i, EVP_MAC *mac)
 	md_fetched[i] = md;
 
 	snprintf(driver, sizeof(driver), "%s-openssl", digests[i].name);
-	struct ualg_alg *a = driver_alloc(digests[i].name, driver, UALG_ALG_SHASH,
+	struct ualg_alg *a = ualg_openssl_alloc(digests[i].name, driver, UALG_ALG_SHASH,
 					  UALG_OPENSSL_PRIO_PRIMITIVE);
 	if (!a)
 		return -ENOMEM;
@@ -452,7 +452,7 @@ static int register_digest(size_t i, EVP_MAC *mac)
 		.init = md_init, .update = md_update, .final = md_final,
 		.clone = md_clone, .exit = md_exit,
 	};
-	int r = reg(a);
+	int r = ualg_openssl_reg(a);
 	if (r || !mac)
 		return r;
 
@@ -460,7 +460,7 @@ static int register_digest(size_t i, EVP_MAC *mac)
 	snprintf(driver, sizeof(driver), "hmac-%s-openssl", digests[i].name);
 	hmac_privs[i].mac = mac;
 	snprintf(hmac_privs[i].digest, sizeof(hmac_privs[i].digest), "%s", digests[i].evp);
-	a = driver_alloc(hname, driver, UALG_ALG_SHASH, UALG_OPENSSL_PRIO_WHOLE);
+	a = ualg_openssl_alloc(hname, driver, UALG_ALG_SHASH, UALG_OPENSSL_PRIO_WHOLE);
 	if (!a)
 		return -ENOMEM;
 	a->blocksize = (unsigned)EVP_MD_get_block_size(md);
@@ -474,7 +474,7 @@ static int register_digest(size_t i, EVP_MAC *mac)
 		.init = hmac_init, .update = hmac_update, .final = hmac_final,
 		.clone = hmac_clone, .exit = hmac_exit,
 	};
-	return reg(a);
+	return ualg_openssl_reg(a);
 }
 
 static int register_cipher(const char *name, const struct evp_family *fam,
@@ -483,7 +483,7 @@ static int register_cipher(const char *name, const struct evp_family *fam,
 	char driver[UALG_MAX_ALG_NAME];
 
 	snprintf(driver, sizeof(driver), "%s-openssl", name);
-	struct ualg_alg *a = driver_alloc(name, driver, UALG_ALG_CIPHER, UALG_OPENSSL_PRIO_PRIMITIVE);
+	struct ualg_alg *a = ualg_openssl_alloc(name, driver, UALG_ALG_CIPHER, UALG_OPENSSL_PRIO_PRIMITIVE);
 	if (!a)
 		return -ENOMEM;
 	a->blocksize = bs;
@@ -494,7 +494,7 @@ static int register_cipher(const char *name, const struct evp_family *fam,
 		.min_keysize = minkey, .max_keysize = maxkey,
 		.setkey = block_setkey, .encrypt = block_encrypt, .decrypt = block_decrypt,
 	};
-	return reg(a);
+	return ualg_openssl_reg(a);
 }
 
 static const struct whole_mode {
@@ -513,7 +513,7 @@ static const struct whole_mode {
 
 static int register_whole_mode(const struct whole_mode *m)
 {
-	struct ualg_alg *a = driver_alloc(m->name, m->driver, UALG_ALG_SKCIPHER, UALG_OPENSSL_PRIO_WHOLE);
+	struct ualg_alg *a = ualg_openssl_alloc(m->name, m->driver, UALG_ALG_SKCIPHER, UALG_OPENSSL_PRIO_WHOLE);
 
 	if (!a)
 		return -ENOMEM;
@@ -526,7 +526,7 @@ static int register_whole_mode(const struct whole_mode *m)
 		.ivsize = m->ivsize, .chunksize = m->chunk,
 		.setkey = mode_setkey, .encrypt = mode_encrypt, .decrypt = mode_decrypt,
 	};
-	return reg(a);
+	return ualg_openssl_reg(a);
 }
 
 int ualg_openssl_register(void)
@@ -542,5 +542,9 @@ int ualg_openssl_register(void)
 		r = register_cipher("des3_ede", &des3_ecb, 8, 24, 24);
 	for (size_t i = 0; !r && i < sizeof(whole_modes) / sizeof(whole_modes[0]); i++)
 		r = register_whole_mode(&whole_modes[i]);
+	if (!r)
+		r = ualg_openssl_register_aead();
+	if (!r)
+		r = ualg_openssl_register_rng();
 	return r;
 }
