@@ -57,11 +57,22 @@ suite "differential corpus vs Linux 6.1 (tests/golden/hash_skcipher.txt)" \
 	"$RUN" python3 tests/diff/run.py tests/diff/cases_hash_skcipher.py \
 	--check tests/golden/hash_skcipher.txt --known tests/diff/known-differences.txt --case-timeout 20
 
+suite "differential corpus for aead and rng vs Linux 6.1 (tests/golden/aead_rng.txt)" \
+	"$RUN" python3 tests/diff/run.py tests/diff/cases_aead_rng.py \
+	--check tests/golden/aead_rng.txt --known tests/diff/known-differences.txt --case-timeout 20
+
 # CPython's own AF_ALG tests, as the issue names them.
 "$RUN" python3 -m test test_socket -v -m test_sha256 -m test_hmac_sha1 -m test_aes_cbc > "$T/py" 2>&1
 rc=$?
 grep -E '^test_.* \.\.\. ' "$T/py" | sed 's/^/    /'
 [ $rc = 0 ] && [ "$(grep -c ' \.\.\. ok$' "$T/py")" = 3 ]; result "python test_socket: test_sha256 test_hmac_sha1 test_aes_cbc" $?
+# The whole LinuxKernelCryptoAPI class (aead, drbg, sendmsg arguments too),
+# each test's verdict as recorded on Linux 6.1.
+"$RUN" python3 -m test test_socket -v -m LinuxKernelCryptoAPI > "$T/pyfull" 2>&1
+grep -E '^test_\w+ \(' "$T/pyfull" > "$T/pyfull.lines"
+diff <(grep -E '^test_\w+ \(' tests/golden/python-test-socket-full.txt) "$T/pyfull.lines" | sed 's/^/    /'
+cmp -s <(grep -E '^test_\w+ \(' tests/golden/python-test-socket-full.txt) "$T/pyfull.lines"
+result "python test_socket LinuxKernelCryptoAPI matches tests/golden/python-test-socket-full.txt" $?
 
 suite "algd against malformed frames" python3 tests/proto/bad_frames.py
 

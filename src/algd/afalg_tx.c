@@ -77,6 +77,8 @@ static int send_begin(struct afalg_tx *tx, const struct afalg_send *s, unsigned 
 			return -EINVAL;
 		if (s->ctl.has_iv && s->ctl.ivlen != ivsize)
 			return -EINVAL;
+		if (s->ctl.assoclen > INT32_MAX)	/* as Linux 6.1 answers */
+			return -EINVAL;
 	}
 	if (tx->init && !tx->more && tx->used)
 		return -EINVAL;

@@ -394,6 +394,11 @@ static int on_alginfo(struct conn *c, const uint8_t *body, size_t len)
 		} else if (a->type == UALG_ALG_CIPHER) {
 			info.min_keysize = a->u.cipher.min_keysize;
 			info.max_keysize = a->u.cipher.max_keysize;
+		} else if (a->type == UALG_ALG_AEAD) {
+			info.digestsize = a->u.aead.maxauthsize;
+			info.ivsize = a->u.aead.ivsize;
+		} else if (a->type == UALG_ALG_RNG) {
+			info.digestsize = a->u.rng.seedsize;
 		} else {
 			info.min_keysize = a->u.skcipher.min_keysize;
 			info.max_keysize = a->u.skcipher.max_keysize;

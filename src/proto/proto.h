@@ -145,6 +145,7 @@ struct ualg_alginfo {
 	uint32_t type;		/* the core's enum ualg_alg_type */
 	uint32_t priority, refcnt, tested;
 	uint32_t blocksize, digestsize, min_keysize, max_keysize, ivsize;
+	/* digestsize is an aead's maxauthsize and an rng's seedsize */
 };
 
 /* Sends one frame: header, then the given parts, optionally passing fd

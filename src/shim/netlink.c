@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 /* The type bits of cra_flags, and CRYPTO_ALG_TESTED. */
-static const uint32_t type_flags[] = { 0x1, 0xe, 0x5 };	/* cipher, shash, skcipher */
+static const uint32_t type_flags[] = { 0x1, 0xe, 0x5, 0x3, 0xc };	/* cipher, shash, skcipher, aead, rng */
 #define ALG_TESTED 0x400
 
 struct nl_buf {
@@ -55,6 +55,16 @@ static void report(struct nl_buf *b, const struct ualg_alginfo *in)
 			.min_keysize = in->min_keysize, .max_keysize = in->max_keysize };
 		strcpy(r.type, "cipher");
 		put_attr(b, CRYPTOCFGA_REPORT_CIPHER, &r, sizeof(r));
+	} else if (in->type == 3) {
+		struct crypto_report_aead r = { .blocksize = in->blocksize,
+			.maxauthsize = in->digestsize, .ivsize = in->ivsize };
+		strcpy(r.type, "aead");
+		strcpy(r.geniv, "<none>");
+		put_attr(b, CRYPTOCFGA_REPORT_AEAD, &r, sizeof(r));
+	} else if (in->type == 4) {
+		struct crypto_report_rng r = { .seedsize = in->digestsize };
+		strcpy(r.type, "rng");
+		put_attr(b, CRYPTOCFGA_REPORT_RNG, &r, sizeof(r));
 	} else {
 		struct crypto_report_blkcipher r = { .blocksize = in->blocksize,
 			.min_keysize = in->min_keysize, .max_keysize = in->max_keysize,
@@ -132,7 +142,7 @@ static void answer(const struct nlmsghdr *req, const uint8_t *msg, struct nl_buf
 	memcpy(cru.cru_driver_name, info.driver, sizeof(cru.cru_driver_name) - 1);
 	memcpy(cru.cru_module_name, info.module, sizeof(cru.cru_module_name) - 1);
 	cru.cru_refcnt = info.refcnt;
-	cru.cru_flags = (info.type < 3 ? type_flags[info.type] : 0) | (info.tested ? ALG_TESTED : 0);
+	cru.cru_flags = (info.type < 5 ? type_flags[info.type] : 0) | (info.tested ? ALG_TESTED : 0);
 	put(b, &cru, sizeof(cru));
 	report(b, &info);
 	struct nlmsghdr *out = (struct nlmsghdr *)(b->data + start);
