@@ -17,7 +17,7 @@ static const struct ualg_template *const templates[] = {
 	&ualg_tmpl_hmac, &ualg_tmpl_ecb, &ualg_tmpl_cbc,
 	&ualg_tmpl_ctr, &ualg_tmpl_xts, &ualg_tmpl_cts,
 	&ualg_tmpl_rfc4106, &ualg_tmpl_rfc4309, &ualg_tmpl_rfc4543, &ualg_tmpl_rfc7539esp,
-	&ualg_tmpl_authenc, &ualg_tmpl_authencesn,
+	&ualg_tmpl_authenc, &ualg_tmpl_authencesn, &ualg_tmpl_seqiv, &ualg_tmpl_echainiv,
 };
 
 const struct ualg_template *ualg_tmpl_find(const char *name)

@@ -653,3 +653,35 @@ def rng_stdrng_seeded_reads(c):
     o2 = c.accept(t)
     c.recv(o2, 16, random=True)
     c.setkey(t, pat(16))
+
+
+# ====================================================================== geniv round trips (random IVs)
+
+def geniv_roundtrip(c, name, key, aadlen, ivsize, ptlen, tag, seq=1):
+    t, o = aead_op(c, name, key)
+    aad, data = pat(aadlen, 12), bytes(ivsize) + pat(ptlen, 13)
+    iv = seq.to_bytes(ivsize, "big")
+    aead_send(c, o, aad + data, ENC, iv, aadlen)
+    out = c.recv(o, aadlen + len(data) + tag, random=True)
+    if out is None:
+        return
+    aead_send(c, o, out, DEC, iv, aadlen)
+    c.recv(o, aadlen + len(data), random=True)
+    aead_send(c, o, out[:-1] + bytes([out[-1] ^ 1]), DEC, iv, aadlen)
+    c.recv(o, aadlen + len(data), random=True)
+    aead_send(c, o, aad + bytes(ivsize - 1), ENC, iv, aadlen)     # shorter than the IV
+    c.recv(o, aadlen + ivsize + tag, random=True)
+
+
+for _al in (8, 12, 16, 4):
+    add("geniv_seqiv_rfc4106_assoclen_%d" % _al,
+        lambda c, al=_al: geniv_roundtrip(c, "seqiv(rfc4106(gcm(aes)))", GCM_K + h("cafebabe"), al, 8, 48, 16))
+for _al in (8, 16, 0):
+    add("geniv_echainiv_authenc_assoclen_%d" % _al,
+        lambda c, al=_al: geniv_roundtrip(c, "echainiv(authenc(hmac(sha256),cbc(aes)))",
+                                          authenc_key(HMAC_K, AES_K), al, 16, 32, 32))
+add("geniv_seqiv_rfc4309", lambda c: geniv_roundtrip(c, "seqiv(rfc4309(ccm(aes)))", CCM_K + h("000003"),
+                                                      8, 8, 40, 16))
+add("geniv_seqiv_rfc7539esp", lambda c: geniv_roundtrip(c, "seqiv(rfc7539esp(chacha20,poly1305))",
+                                                         CP_K + CP_IV[:4], 8, 8, 40, 16))
+add("geniv_seqiv_authenc_refused", lambda c: c.bind(c.socket(), "aead", "seqiv(authenc(hmac(sha256),cbc(aes)))"))
