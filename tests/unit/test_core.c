@@ -262,6 +262,11 @@ static void cross_check_authenc(const char *name, const char *hash, const char *
  * novrfy ones).  Both must fail their self-test and never be handed out. */
 enum breakage { SPOIL_TAG, ACCEPT_ANY_TAG };
 
+static struct ualg_tfm *inner_of(struct ualg_tfm *tfm)
+{
+	return *(struct ualg_tfm **)tfm->ctx;
+}
+
 static int broken_init(struct ualg_tfm *tfm)
 {
 	struct ualg_alg *inner;
@@ -270,17 +275,12 @@ static int broken_init(struct ualg_tfm *tfm)
 		return -err;
 	*(struct ualg_tfm **)tfm->ctx = ualg_tfm_new(inner, &err);
 	ualg_alg_put(inner);
-	return *(struct ualg_tfm **)tfm->ctx ? 0 : -err;
+	return inner_of(tfm) ? 0 : -err;
 }
 
 static void broken_exit(struct ualg_tfm *tfm)
 {
-	ualg_tfm_free(*(struct ualg_tfm **)tfm->ctx);
-}
-
-static struct ualg_tfm *inner_of(struct ualg_tfm *tfm)
-{
-	return *(struct ualg_tfm **)tfm->ctx;
+	ualg_tfm_free(inner_of(tfm));
 }
 
 static int broken_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
@@ -324,8 +324,14 @@ static void test_broken_aead(const char *driver, enum breakage how)
 	alg->priv = &kinds[how];
 	alg->init_tfm = broken_init;
 	alg->exit_tfm = broken_exit;
-	alg->u.aead = (struct ualg_aead_ops){ 12, 16, broken_setkey, broken_setauthsize,
-					      broken_encrypt, broken_decrypt };
+	alg->u.aead = (struct ualg_aead_ops){
+		.ivsize = 12,
+		.maxauthsize = 16,
+		.setkey = broken_setkey,
+		.setauthsize = broken_setauthsize,
+		.encrypt = broken_encrypt,
+		.decrypt = broken_decrypt,
+	};
 	ok(!ualg_register(alg) && alg->selftest == UALG_SELFTEST_FAILED,
 	   "%s fails its self-test", driver);
 	ok(!lookup(UALG_ALG_AEAD, driver, &err) && err == ELIBBAD, "%s by name: ELIBBAD", driver);
