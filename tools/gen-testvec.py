@@ -735,17 +735,19 @@ def esn_assoc(msg):
 
 def authenc_vectors(vdir, hname, esn):
     rel = dict(AUTHENC_HMACS)[hname]
-    hrecs = [r for r in hash_records(os.path.join(vdir, rel))
+    # (RFC test case number, record): the files list the cases in order.
+    hrecs = [(n + 1, r) for n, r in enumerate(hash_records(os.path.join(vdir, rel)))
              if len(hash_msg(r, rel)) >= 16 and len(unhex(r["MD"])) == HMAC_INFO[hname][1]]
-    crel = "ciphers/AES/CBC/CBCMMT128.rsp"
-    crecs = encrypt_records(os.path.join(vdir, crel))
+    # One CBC vector of each AES key size: the 2-, 3- and 4-block ones.
+    crecs = [(os.path.basename(crel), encrypt_records(os.path.join(vdir, crel))[i + 1])
+             for i, crel in enumerate("ciphers/AES/CBC/CBCMMT%d.rsp" % b for b in (128, 192, 256))]
     dsize = HMAC_INFO[hname][1]
     vecs = []
-    for i, (hr, cr) in enumerate(zip(hrecs[:3], crecs[1:4])):
+    for i, ((case, hr), (cfile, cr)) in enumerate(zip(hrecs[:3], crecs)):
         authkey, msg, mac = unhex(hr["Key"]), hash_msg(hr, rel), unhex(hr["MD"])
         enckey, iv = unhex(cr["KEY"]), unhex(cr["IV"])
         key = authenc_key(authkey, enckey)
-        horigin = "%s Count %s" % (os.path.basename(rel), hr.get("Count", i))
+        horigin = "%s test case %d" % (os.path.basename(rel), case)
         assoc = esn_assoc(msg) if esn else msg
         vecs.append(AeadVec(key, iv, assoc, b"", mac, dsize,
                             origin="%s MAC, no text" % horigin))
@@ -754,9 +756,9 @@ def authenc_vectors(vdir, hname, esn):
         tag = hmac.new(authkey, head + ct + tail, HMAC_INFO[hname][0]).digest()
         authsize = dsize if i != 1 else dsize // 2 + (2 if hname == "sha1" else 0)
         vecs.append(AeadVec(key, iv, msg, pt, ct + tag[:authsize], authsize,
-                            origin="%s key and message, CBCMMT128.rsp COUNT %s" % (horigin, cr["COUNT"])))
+                            origin="%s key and message, %s COUNT %s" % (horigin, cfile, cr["COUNT"])))
     vecs.append(flipped_tag(vecs[-1], "must fail"))
-    src = ("composed: %s (%s) key/message as assoc with NIST CAVP CBCMMT128.rsp; tag = the "
+    src = ("composed: %s (%s) key/message as assoc with NIST CAVP CBCMMT{128,192,256}.rsp; tag = the "
            "RFC MAC for an empty text, else HMAC(assoc || NIST ciphertext%s) computed by the "
            "generator" % (dict(AUTHENC_HMACS)[hname].split("/")[1], hname,
                           " in ESN order" if esn else ""))
