@@ -21,7 +21,17 @@ the generator twice gives the same output.
 --selfcheck recomputes every selected vector independently: hashes with
 hashlib/hmac; ciphers with `openssl enc` (XTS and CBC-CS3 built here on top
 of openssl's AES-ECB/AES-CBC), both directions; and, where the cryptography
-package is importable, the ciphers once more with it.
+package is importable, the ciphers once more with it, and the AEADs with
+its AES-GCM, AESCCM, ChaCha20Poly1305, CBC and HMAC (encryption gives
+ctext || tag, decryption the plaintext, failing vectors are rejected).
+
+AEAD vectors: gcm(aes) and ccm(aes) straight from CAVP (CCM nonces turned
+into the kernel's 16-byte IV); rfc7539(chacha20,poly1305) from RFC 7539
+and BoringSSL's file; rfc4543 and rfc7539esp by applying the RFC's key and
+nonce construction to those vectors.  rfc4106 and rfc4309 have none: they
+need 8 or 12 bytes of associated data, which no shipped vector has.
+authenc and authencesn have no published vectors; theirs are composed
+from RFC HMAC cases and NIST CBC vectors (see authenc_vectors()).
 """
 
 import argparse
@@ -38,6 +48,7 @@ DEFAULT_OUTPUT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                               os.pardir, "src", "core", "testvec_data.c")
 
 HASH, CIPHER, SKCIPHER = "UALG_TEST_HASH", "UALG_TEST_CIPHER", "UALG_TEST_SKCIPHER"
+AEAD = "UALG_TEST_AEAD"
 
 
 class VectorError(Exception):
@@ -76,6 +87,9 @@ def parse_records(path):
             if line.startswith("[") and line.endswith("]"):
                 flush()
                 section = line[1:-1].strip()
+                continue
+            if line == "FAIL":          # gcmDecrypt*.rsp: the tag must not verify
+                cur["FAIL"] = ""
                 continue
             if "=" not in line:
                 raise VectorError("%s: cannot parse line %r" % (path, line))
@@ -445,6 +459,313 @@ def aes_cts():
 
 
 # --------------------------------------------------------------------------
+# AEADs
+# --------------------------------------------------------------------------
+
+class AeadVec:
+    """ctext is the ciphertext followed by the authsize-byte tag.  novrfy
+    vectors carry a tag that must not verify (decryption gives EBADMSG);
+    their ptext is None."""
+    def __init__(self, key, iv, assoc, ptext, ctext, authsize, novrfy=False, origin=""):
+        self.key = key
+        self.iv = iv
+        self.assoc = assoc
+        self.ptext = ptext
+        self.ctext = ctext
+        self.authsize = authsize
+        self.novrfy = novrfy
+        self.origin = origin
+        if len(ctext) < authsize or (ptext is not None and len(ptext) + authsize != len(ctext)):
+            raise VectorError("%s: ctext is not ptext || tag" % origin)
+        if (ptext is None) != novrfy:
+            raise VectorError("%s: a failing vector has no plaintext" % origin)
+
+
+def gcm_records(path):
+    """CAVP GCM records with a 96-bit IV (the kernel's gcm(aes) IV size),
+    keyed by (PT bits, AAD bits, tag bits), each list in file order."""
+    groups = {}
+    for _, r in parse_records(path):
+        if "Count" not in r or len(unhex(r["IV"])) != 12:
+            continue
+        key = (len(unhex(r["CT"])) * 8, len(unhex(r["AAD"])) * 8, len(unhex(r["Tag"])) * 8)
+        groups.setdefault(key, []).append(r)
+    return groups
+
+
+def gcm_vec(r, rel, fail=False):
+    ct, tag = unhex(r["CT"]), unhex(r["Tag"])
+    return AeadVec(unhex(r["Key"]), unhex(r["IV"]), unhex(r["AAD"]),
+                   None if fail else unhex(r["PT"]), ct + tag, len(tag), fail,
+                   origin="%s Count %s" % (os.path.basename(rel), r["Count"]))
+
+
+def gcm_first(groups, want, rel, fail=None):
+    """First record of the (PT, AAD, tag bits) group; with fail set, the
+    first that is (True) or is not (False) marked FAIL."""
+    for r in groups.get(want, []):
+        if fail is None or ("FAIL" in r) == fail:
+            return r
+    raise VectorError("%s: no record for %s" % (rel, want))
+
+
+# (PT bits, AAD bits, tag bits): every PT and AAD length of the files and
+# every tag length the kernel's gcm(aes) accepts (4, 8, 12..16 bytes).
+GCM_ENC_PICKS = [(0, 0, 128), (128, 128, 128), (104, 160, 96), (256, 384, 64),
+                 (408, 720, 32), (408, 0, 120), (128, 160, 104), (256, 128, 112)]
+GCM_FAIL_PICKS = [(128, 128, 128), (408, 720, 32)]
+
+
+def aes_gcm(vdir):
+    """gcm(aes): per key size the first 96-bit-IV vector of each group in
+    GCM_ENC_PICKS from gcmEncryptExtIV, and FAIL vectors of gcmDecrypt."""
+    vecs, files = [], []
+    for bits in (128, 192, 256):
+        for name, picks, fail in (("gcmEncryptExtIV", GCM_ENC_PICKS, None),
+                                  ("gcmDecrypt", GCM_FAIL_PICKS, True)):
+            rel = "ciphers/AES/GCM/%s%d.rsp" % (name, bits)
+            files.append(os.path.basename(rel))
+            groups = gcm_records(os.path.join(vdir, rel))
+            vecs += [gcm_vec(gcm_first(groups, w, rel, fail), rel, bool(fail)) for w in picks]
+    return vecs, "NIST CAVP GCMVS " + ", ".join(files)
+
+
+# (PT bits, AAD bits) of GCM vectors with no plaintext and at least 16
+# bytes of AAD, as rfc4543 sees them: an assoclen of 16 or 20 and the
+# rest of the AAD as the (authenticated, not encrypted) text.
+GMAC_PICKS = {128: [160, 384], 192: [128, 720], 256: [384, 720]}
+
+
+def rfc4543_vec(v):
+    """RFC 4543 construction applied to a GCM vector with a 12-byte IV:
+    salt = IV[0:4] appended to the key, the 8-byte ESP IV = IV[4:12].  The
+    kernel authenticates the whole of assoclen (SPI, sequence number and
+    the IV copy) and then the text, which is exactly GMAC over the GCM
+    vector's AAD split at assoclen."""
+    aad = v.assoc
+    alen = 20 if len(aad) % 16 == 4 else 16
+    text = aad[alen:]
+    return AeadVec(v.key + v.iv[:4], v.iv[4:], aad[:alen],
+                   None if v.novrfy else text, text + v.ctext, v.authsize, v.novrfy,
+                   origin=v.origin + " as rfc4543")
+
+
+def rfc4543_gcm(vdir):
+    vecs, files = [], []
+    for bits in (128, 192, 256):
+        rel = "ciphers/AES/GCM/gcmEncryptExtIV%d.rsp" % bits
+        files.append(os.path.basename(rel))
+        groups = gcm_records(os.path.join(vdir, rel))
+        for aadbits in GMAC_PICKS[bits]:
+            vecs.append(rfc4543_vec(gcm_vec(gcm_first(groups, (0, aadbits, 128), rel), rel)))
+        rel = "ciphers/AES/GCM/gcmDecrypt%d.rsp" % bits
+        files.append(os.path.basename(rel))
+        groups = gcm_records(os.path.join(vdir, rel))
+        r = gcm_first(groups, (0, 384, 128), rel, True)
+        vecs.append(rfc4543_vec(gcm_vec(r, rel, True)))
+    return vecs, ("RFC 4543 construction (key||salt, salt||IV as the GCM IV) applied to "
+                  "NIST CAVP GCMVS vectors without plaintext: " + ", ".join(files))
+
+
+def ccm_records(path):
+    """CAVP CCM files are stateful: lengths are set by header lines and
+    [sections] ("Alen = 0" or "Alen = 0, Plen = 0, Nlen = 7, Tlen = 4"), Key
+    and Nonce by records of their own.  Yields every Count record merged
+    with that state."""
+    state, last = {}, None
+    for section, r in parse_records(path):
+        if section != last:
+            last = section
+            for item in (section or "").split(","):
+                if "=" in item:
+                    k, val = item.split("=", 1)
+                    state[k.strip()] = val.strip()
+        if "Count" in r:
+            yield dict(state, **r)
+        else:
+            state.update(r)
+
+
+def ccm_kernel_iv(nonce):
+    """The kernel's CCM IV: flags byte L - 1, the nonce, a zero counter."""
+    l = 15 - len(nonce)
+    if not 2 <= l <= 8:
+        raise VectorError("CCM nonce of %d bytes" % len(nonce))
+    return bytes([l - 1]) + nonce + b"\x00" * l
+
+
+def ccm_vec(r, rel):
+    alen, plen, tlen = int(r["Alen"]), int(r["Plen"]), int(r["Tlen"])
+    nonce = unhex(r["Nonce"])
+    if len(nonce) != int(r["Nlen"]):
+        raise VectorError("%s Count %s: Nlen" % (rel, r["Count"]))
+    assoc = unhex(r["Adata"])[:alen]      # "00" stands for the empty string
+    fail = r.get("Result", "Pass") != "Pass"
+    ptext = None if fail else unhex(r["Payload"])[:plen]
+    ct = unhex(r["CT"])
+    if len(assoc) != alen or len(ct) != plen + tlen:
+        raise VectorError("%s Count %s: lengths" % (rel, r["Count"]))
+    return AeadVec(unhex(r["Key"]), ccm_kernel_iv(nonce), assoc, ptext, ct, tlen, fail,
+                   origin="%s Count %s" % (os.path.basename(rel), r["Count"]))
+
+
+# File, the field varied in it, the values picked (first record of each).
+CCM_PICKS = [("VADT", "Alen", [0, 1, 32]), ("VNT", "Nlen", [7, 11, 12]),
+             ("VPT", "Plen", [0, 1, 17]), ("VTT", "Tlen", [4, 6, 14])]
+
+
+def aes_ccm(vdir):
+    """ccm(aes): per key size the first record of each picked length from
+    the variable-length files, and two Result = Fail records of DVPT (with
+    a 7- and a 13-byte nonce).  Nonces become the kernel's 16-byte IV."""
+    vecs, files = [], []
+    for bits in (128, 192, 256):
+        for name, field, values in CCM_PICKS:
+            rel = "ciphers/AES/CCM/%s%d.rsp" % (name, bits)
+            files.append(os.path.basename(rel))
+            recs = list(ccm_records(os.path.join(vdir, rel)))
+            for val in values:
+                r = next((r for r in recs if int(r[field]) == val), None)
+                if r is None:
+                    raise VectorError("%s: no %s = %d" % (rel, field, val))
+                vecs.append(ccm_vec(r, rel))
+        rel = "ciphers/AES/CCM/DVPT%d.rsp" % bits
+        files.append(os.path.basename(rel))
+        recs = list(ccm_records(os.path.join(vdir, rel)))
+        for nlen in (7, 13):
+            r = next((r for r in recs if r["Result"] == "Fail" and int(r["Nlen"]) == nlen
+                      and int(r["Plen"]) > 0 and int(r["Alen"]) > 0), None)
+            if r is None:
+                raise VectorError("%s: no failing record with Nlen %d" % (rel, nlen))
+            vecs.append(ccm_vec(r, rel))
+    return vecs, "NIST CAVP CCMVS " + ", ".join(files)
+
+
+def quoted_or_hex(s):
+    if len(s) >= 2 and s[0] == s[-1] == '"':
+        return s[1:-1].encode("ascii")
+    return unhex(s)
+
+
+CHACHA_FILE = "ciphers/ChaCha20Poly1305/boringssl.txt"
+CHACHA_COUNTS = [1, 2, 3, 4, 5, 6, 20, 40, 60]
+
+
+def chacha_records(vdir):
+    recs = {}
+    for _, r in parse_records(os.path.join(vdir, CHACHA_FILE)):
+        if "COUNT" in r:
+            recs[int(r["COUNT"])] = r
+    return recs
+
+
+def chacha_vec(r):
+    tag = unhex(r["TAG"])
+    return AeadVec(unhex(r["KEY"]), unhex(r["NONCE"]), quoted_or_hex(r["AD"]),
+                   quoted_or_hex(r["IN"]), unhex(r["CT"]) + tag, len(tag),
+                   origin="boringssl.txt COUNT %s" % r["COUNT"])
+
+
+def flipped_tag(v, what):
+    """A failing copy of v: the last bit of its tag inverted.  Any sound
+    AEAD must reject it; CAVP has no such vectors for these algorithms."""
+    c = bytearray(v.ctext)
+    c[-1] ^= 1
+    return AeadVec(v.key, v.iv, v.assoc, None, bytes(c), v.authsize, True,
+                   origin=v.origin + ", tag bit flipped (" + what + ")")
+
+
+def chacha20poly1305(vdir):
+    """rfc7539(chacha20,poly1305): COUNT 1 is RFC 7539 section 2.8.2 (the
+    file calls it 2.8.1), the others BoringSSL's vectors as shipped in the
+    package, and a copy of COUNT 1 with its tag corrupted."""
+    recs = chacha_records(vdir)
+    vecs = []
+    for n in CHACHA_COUNTS:
+        v = chacha_vec(recs[n])
+        if len(v.iv) != 12 or v.authsize != 16 or len(v.key) != 32:
+            raise VectorError("%s COUNT %d: sizes" % (CHACHA_FILE, n))
+        vecs.append(v)
+    vecs.append(flipped_tag(vecs[0], "must fail"))
+    return vecs, ("RFC 7539 2.8.2 and BoringSSL vectors (%s COUNT %s), one with a "
+                  "flipped tag bit" % (CHACHA_FILE, ", ".join(map(str, CHACHA_COUNTS))))
+
+
+def rfc7539esp(vdir):
+    """rfc7539esp(chacha20,poly1305): RFC 7634's construction applied to
+    the chacha vectors: key || salt with salt = nonce[0:4], ESP IV =
+    nonce[4:12], which the caller also appends to the associated data
+    (assoclen counts it; it is not authenticated again)."""
+    vecs = []
+    for v in chacha20poly1305(vdir)[0]:
+        vecs.append(AeadVec(v.key + v.iv[:4], v.iv[4:], v.assoc + v.iv[4:], v.ptext, v.ctext,
+                            v.authsize, v.novrfy, origin=v.origin + " as rfc7539esp"))
+    return vecs, ("RFC 7634 construction (key||salt, salt||IV as the nonce) applied to the "
+                  "rfc7539(chacha20,poly1305) vectors")
+
+
+# authenc: no standard publishes vectors.  Each vector pairs an RFC
+# 2202/4231 HMAC test case (key, message as associated data) with a NIST
+# CBCMMT vector (key, IV, plaintext, ciphertext).  With the plaintext
+# cut to nothing the expected tag is the RFC's MAC itself; with the NIST
+# plaintext it is the HMAC of assoc || NIST ciphertext, computed here with
+# Python's hmac and re-checked by --selfcheck with the cryptography package.
+AUTHENC_HMACS = [("sha1", "HMAC/rfc-2202-sha1.txt"), ("sha256", "HMAC/rfc-4231-sha256.txt")]
+
+
+def authenc_key(authkey, enckey):
+    """The kernel's key blob: struct rtattr { u16 rta_len = 8, u16
+    rta_type = CRYPTO_AUTHENC_KEYA_PARAM } (host order: little-endian, as
+    the machines this runs on), be32 enckeylen, authkey, enckey."""
+    return (8).to_bytes(2, "little") + (1).to_bytes(2, "little") + \
+        len(enckey).to_bytes(4, "big") + authkey + enckey
+
+
+def esn_order(assoc):
+    """What authencesn authenticates, in order: SPI, the associated data
+    after the 8-byte SPI || seq_hi, (the ciphertext,) then seq_hi."""
+    return assoc[:4] + assoc[8:], assoc[4:8]
+
+
+def esn_assoc(msg):
+    """The associated data for which authencesn authenticates msg when
+    the text is empty: inverse of esn_order."""
+    return msg[:4] + msg[-4:] + msg[4:-4]
+
+
+def authenc_vectors(vdir, hname, esn):
+    rel = dict(AUTHENC_HMACS)[hname]
+    # (RFC test case number, record): the files list the cases in order.
+    hrecs = [(n + 1, r) for n, r in enumerate(hash_records(os.path.join(vdir, rel)))
+             if len(hash_msg(r, rel)) >= 16 and len(unhex(r["MD"])) == HMAC_INFO[hname][1]]
+    # One CBC vector of each AES key size: the 2-, 3- and 4-block ones.
+    crecs = [(os.path.basename(crel), encrypt_records(os.path.join(vdir, crel))[i + 1])
+             for i, crel in enumerate("ciphers/AES/CBC/CBCMMT%d.rsp" % b for b in (128, 192, 256))]
+    dsize = HMAC_INFO[hname][1]
+    vecs = []
+    for i, ((case, hr), (cfile, cr)) in enumerate(zip(hrecs[:3], crecs)):
+        authkey, msg, mac = unhex(hr["Key"]), hash_msg(hr, rel), unhex(hr["MD"])
+        enckey, iv = unhex(cr["KEY"]), unhex(cr["IV"])
+        key = authenc_key(authkey, enckey)
+        horigin = "%s test case %d" % (os.path.basename(rel), case)
+        assoc = esn_assoc(msg) if esn else msg
+        vecs.append(AeadVec(key, iv, assoc, b"", mac, dsize,
+                            origin="%s MAC, no text" % horigin))
+        pt, ct = unhex(cr["PLAINTEXT"]), unhex(cr["CIPHERTEXT"])
+        head, tail = esn_order(msg) if esn else (msg, b"")
+        tag = hmac.new(authkey, head + ct + tail, HMAC_INFO[hname][0]).digest()
+        authsize = dsize if i != 1 else dsize // 2 + (2 if hname == "sha1" else 0)
+        vecs.append(AeadVec(key, iv, msg, pt, ct + tag[:authsize], authsize,
+                            origin="%s key and message, %s COUNT %s" % (horigin, cfile, cr["COUNT"])))
+    vecs.append(flipped_tag(vecs[-1], "must fail"))
+    src = ("composed: %s (%s) key/message as assoc with NIST CAVP CBCMMT{128,192,256}.rsp; tag = the "
+           "RFC MAC for an empty text, else HMAC(assoc || NIST ciphertext%s) computed by the "
+           "generator" % (dict(AUTHENC_HMACS)[hname].split("/")[1], hname,
+                          " in ESN order" if esn else ""))
+    return vecs, src
+
+
+# --------------------------------------------------------------------------
 # Collection
 # --------------------------------------------------------------------------
 
@@ -488,6 +809,21 @@ def collect(vdir):
     descs.append(Desc("cbc(des3_ede)", SKCIPHER, vecs, src, ("openssl", "des-ede3-cbc")))
     vecs, src = aes_cts()
     descs.append(Desc("cts(cbc(aes))", SKCIPHER, vecs, src, ("cts", "aes-%d-cbc")))
+
+    for alg, fn in (("gcm(aes)", aes_gcm), ("ccm(aes)", aes_ccm),
+                    ("rfc4543(gcm(aes))", rfc4543_gcm),
+                    ("rfc7539(chacha20,poly1305)", chacha20poly1305),
+                    ("rfc7539esp(chacha20,poly1305)", rfc7539esp)):
+        vecs, src = fn(vdir)
+        descs.append(Desc(alg, AEAD, vecs, src, ("aead", None)))
+    # No standard vectors with the 8- or 12-byte associated data that
+    # rfc4106 and rfc4309 require: those are cross-checked against
+    # gcm(aes) and ccm(aes) in tests/unit/test_core.c instead.
+    for tmpl in ("authenc", "authencesn"):
+        for hname, _ in AUTHENC_HMACS:
+            vecs, src = authenc_vectors(vdir, hname, tmpl == "authencesn")
+            descs.append(Desc("%s(hmac(%s),cbc(aes))" % (tmpl, hname), AEAD, vecs, src,
+                              ("aead", None)))
 
     descs.sort(key=lambda d: d.alg.encode("ascii"))   # strcmp order
     names = [d.alg for d in descs]
@@ -618,14 +954,118 @@ def cryptography_check(d, v):
     return enc == v.ctext and dec == v.ptext
 
 
+def aead_reference(d, v):
+    """(encrypt, decrypt) of the cryptography package for d's algorithm,
+    applied to v's key, IV and associated data: encrypt(ptext) gives
+    ctext || tag, decrypt(ctext || tag) the plaintext or None when the tag
+    does not verify.  None when the package is not importable."""
+    try:
+        from cryptography.exceptions import InvalidTag
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives import hmac as chmac
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+        from cryptography.hazmat.primitives.ciphers.aead import AESCCM, ChaCha20Poly1305
+    except ImportError:
+        return None
+    n = v.authsize
+
+    def gcm(key, iv, aad):
+        def enc(pt):
+            e = Cipher(algorithms.AES(key), modes.GCM(iv, min_tag_length=4)).encryptor()
+            e.authenticate_additional_data(aad)
+            return e.update(pt) + e.finalize() + e.tag[:n]
+
+        def dec(ct):
+            dd = Cipher(algorithms.AES(key), modes.GCM(iv, ct[-n:], min_tag_length=n)).decryptor()
+            dd.authenticate_additional_data(aad)
+            try:
+                return dd.update(ct[:-n]) + dd.finalize()
+            except InvalidTag:
+                return None
+        return enc, dec
+
+    def aead_obj(obj, nonce, aad):
+        def dec(ct):
+            try:
+                return obj.decrypt(nonce, ct, aad)
+            except InvalidTag:
+                return None
+        return (lambda pt: obj.encrypt(nonce, pt, aad)), dec
+
+    alg = d.alg
+    if alg == "gcm(aes)":
+        return gcm(v.key, v.iv, v.assoc)
+    if alg == "rfc4543(gcm(aes))":
+        # GMAC over assoc || text, the text passing through unchanged.
+        key, iv = v.key[:-4], v.key[-4:] + v.iv
+
+        def gmac_enc(pt):
+            return pt + gcm(key, iv, v.assoc + pt)[0](b"")
+
+        def gmac_dec(ct):
+            text = ct[:-n]
+            return text if gcm(key, iv, v.assoc + text)[1](ct[-n:]) is not None else None
+        return gmac_enc, gmac_dec
+    if alg == "ccm(aes)":
+        nonce = v.iv[1:1 + 15 - (v.iv[0] + 1)]
+        return aead_obj(AESCCM(v.key, tag_length=n), nonce, v.assoc)
+    if alg == "rfc7539(chacha20,poly1305)":
+        return aead_obj(ChaCha20Poly1305(v.key), v.iv, v.assoc)
+    if alg == "rfc7539esp(chacha20,poly1305)":
+        return aead_obj(ChaCha20Poly1305(v.key[:32]), v.key[32:] + v.iv, v.assoc[:-8])
+    if alg.startswith("authenc"):
+        esn = alg.startswith("authencesn(")
+        hname = alg.split("(")[2].rstrip(")").split(")")[0]
+        if v.key[:4] != b"\x08\x00\x01\x00":
+            raise VectorError("%s: bad key blob" % alg)
+        enckeylen = int.from_bytes(v.key[4:8], "big")
+        authkey, enckey = v.key[8:len(v.key) - enckeylen], v.key[len(v.key) - enckeylen:]
+        cbc = Cipher(algorithms.AES(enckey), modes.CBC(v.iv))
+        head, tail = (v.assoc[:4] + v.assoc[8:], v.assoc[4:8]) if esn else (v.assoc, b"")
+
+        def tag(ct):
+            h = chmac.HMAC(authkey, getattr(hashes, hname.upper())())
+            h.update(head + ct + tail)
+            return h.finalize()[:n]
+
+        def enc(pt):
+            e = cbc.encryptor()
+            ct = e.update(pt) + e.finalize()
+            return ct + tag(ct)
+
+        def dec(ct):
+            if tag(ct[:-n]) != ct[-n:]:
+                return None
+            dd = cbc.decryptor()
+            return dd.update(ct[:-n]) + dd.finalize()
+        return enc, dec
+    raise VectorError("%s: no reference implementation" % alg)
+
+
+def aead_check(d, v):
+    ref = aead_reference(d, v)
+    if ref is None:
+        return None
+    enc, dec = ref
+    if v.novrfy:
+        return dec(v.ctext) is None
+    return enc(v.ptext) == v.ctext and dec(v.ctext) == v.ptext
+
+
 def selfcheck(descs):
     have_openssl = shutil.which("openssl") is not None
-    ok = bad = skipped = checked2 = 0
+    ok = bad = skipped = checked2 = checked_aead = 0
     for d in descs:
         how, param = d.check
         for i, v in enumerate(d.vecs):
             tag = "%s[%d] (%s)" % (d.alg, i, v.origin)
-            if how == "hash":
+            if how == "aead":
+                good = aead_check(d, v)
+                if good is None:
+                    skipped += 1
+                    continue
+                checked_aead += 1
+            elif how == "hash":
                 good = hashlib.new(param, v.msg).digest() == v.digest
             elif how == "hmac":
                 good = hmac.new(v.key, v.msg, param).digest() == v.digest
@@ -652,7 +1092,7 @@ def selfcheck(descs):
                     enc = openssl_enc(cipher, v.key, v.iv, v.ptext)
                     dec = openssl_enc(cipher, v.key, v.iv, v.ctext, True)
                 good = enc == v.ctext and dec == v.ptext
-            if good and d.kind != HASH:
+            if good and d.kind in (CIPHER, SKCIPHER):
                 second = cryptography_check(d, v)
                 if second is not None:
                     good = second
@@ -662,9 +1102,9 @@ def selfcheck(descs):
             else:
                 bad += 1
                 print("MISMATCH %s" % tag, file=sys.stderr)
-    print("selfcheck: %d ok, %d mismatched, %d skipped (no openssl); "
-          "%d cipher vectors also checked with the cryptography package"
-          % (ok, bad, skipped, checked2))
+    print("selfcheck: %d ok, %d mismatched, %d skipped (no openssl or no cryptography); "
+          "%d cipher vectors also checked with the cryptography package, "
+          "%d aead vectors checked with it" % (ok, bad, skipped, checked2, checked_aead))
     return bad == 0
 
 
@@ -711,11 +1151,31 @@ def vectors_name(vdir):
     return "cryptography_vectors"
 
 
+def emit_aead_vec(v):
+    out = ["\t{ /* %s */" % v.origin]
+    for name, b in (("key", v.key), ("iv", v.iv), ("assoc", v.assoc)):
+        out.append(c_field(name, b))
+        out.append("\t\t.%s = %d," % ({"key": "klen", "iv": "ivlen", "assoc": "alen"}[name], len(b)))
+    if v.novrfy:
+        out.append("\t\t.ptext = NULL,")
+    else:
+        out.append(c_field("ptext", v.ptext))
+    out.append("\t\t.plen = %d," % (len(v.ctext) - v.authsize))
+    out.append(c_field("ctext", v.ctext))
+    out.append("\t\t.clen = %d," % len(v.ctext))
+    out.append("\t\t.authsize = %d," % v.authsize)
+    if v.novrfy:
+        out.append("\t\t.novrfy = true,")
+    out.append("\t},")
+    return out
+
+
 def emit(descs, vdir):
     out = []
     out.append("/* Generated by tools/gen-testvec.py from %s\n"
-               " * (NIST CAVP files and RFC 1321/2202/3686/4231 vectors as shipped by\n"
-               " * Debian's python3-cryptography-vectors) and RFC 3962 Appendix B;\n"
+               " * (NIST CAVP files, RFC 1321/2202/3686/4231/7539 and BoringSSL vectors as\n"
+               " * shipped by Debian's python3-cryptography-vectors) and RFC 3962\n"
+               " * Appendix B; see each table for how AEAD vectors were derived;\n"
                " * do not edit. */\n" % vectors_name(vdir))
     out.append('#include "testvec.h"\n')
     for d in descs:
@@ -735,6 +1195,11 @@ def emit(descs, vdir):
                 out.append("\t\t.psize = %d," % len(v.msg))
                 out.append(c_field("digest", v.digest))
                 out.append("\t},")
+        elif d.kind == AEAD:
+            out.append(c_comment("%s: %s" % (d.alg, d.source)))
+            out.append("static const struct ualg_aead_testvec %s[] = {" % ident)
+            for v in d.vecs:
+                out += emit_aead_vec(v)
         else:
             out.append(c_comment("%s: %s" % (d.alg, d.source)))
             out.append("static const struct ualg_cipher_testvec %s[] = {" % ident)
