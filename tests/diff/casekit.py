@@ -3,6 +3,17 @@
 from afalg import cmsg_op, cmsg_iv, ALG_OP_ENCRYPT
 
 
+class Cases(list):
+    """A case file's CASES: (name, function) pairs in definition order."""
+
+    def case(self, fn):
+        self.append((fn.__name__, fn))
+        return fn
+
+    def add(self, name, fn):
+        self.append((name, fn))
+
+
 def pat(n, seed=0):
     """Deterministic test data."""
     return bytes(((i * 131 + seed * 7 + (i >> 8)) & 0xff) for i in range(n))

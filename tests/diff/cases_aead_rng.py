@@ -11,18 +11,10 @@ Random output (rng, the geniv templates' IVs) is recorded by length only.
 import struct
 
 from afalg import *  # noqa: F401,F403
-from casekit import pat, h, tfm, opfd
+from casekit import Cases, pat, h, tfm, opfd
 
-CASES = []
-
-
-def case(fn):
-    CASES.append((fn.__name__, fn))
-    return fn
-
-
-def add(name, fn):
-    CASES.append((name, fn))
+CASES = Cases()
+case, add = CASES.case, CASES.add
 
 
 ENC, DEC = ALG_OP_ENCRYPT, ALG_OP_DECRYPT

@@ -8,18 +8,10 @@ broken implementation yields differences, not exceptions.
 """
 
 from afalg import *  # noqa: F401,F403
-from casekit import pat, h, tfm, opfd, crypt  # noqa: F401
+from casekit import Cases, pat, h, tfm, opfd, crypt  # noqa: F401
 
-CASES = []
-
-
-def case(fn):
-    CASES.append((fn.__name__, fn))
-    return fn
-
-
-def add(name, fn):
-    CASES.append((name, fn))
+CASES = Cases()
+case, add = CASES.case, CASES.add
 
 
 # vectors
