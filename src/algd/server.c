@@ -641,7 +641,7 @@ int server_run(const struct server_opts *opts)
 					else if (config_reload())
 						logmsg(0, "configuration not reloaded; old settings kept");
 					else
-						logmsg(1, "configuration reloaded");
+						logmsg(0, "configuration reloaded");
 				}
 			} else {
 				struct conn *c = tag;
