@@ -4,6 +4,7 @@
 #include "crypto.h"
 #include "template.h"
 
+#include "drivers/nettle.h"
 #include "drivers/openssl.h"
 
 #include <errno.h>
@@ -278,7 +279,9 @@ const struct ualg_alg *ualg_alg_next(const struct ualg_alg *prev)
 
 int ualg_core_init(void)
 {
-	return ualg_openssl_register();
+	int r = ualg_openssl_register();
+
+	return r ? r : ualg_nettle_register();
 }
 
 /* Frees everything at once: instances are not unlinked from their spawns

@@ -125,10 +125,9 @@ ctl del 'ctr(des3_ede-openssl)' && ! ctl show 'ctr(des3_ede)' 2>/dev/null
 result $? "algctl del removes an unused instance"
 
 # --- the priority switch, seen by new sockets ----------------------------------------
-ctl add 'cbc(aes-openssl)'
-UALG_SOCKET=$SOCK "$RUN" python3 tests/ctl/switch.py "$ALGCTL" "$SOCK" cbc-aes-openssl 'cbc(aes-openssl)' > "$T/sw" 2>&1
+UALG_SOCKET=$SOCK "$RUN" python3 tests/ctl/switch.py "$ALGCTL" "$SOCK" cbc-aes-openssl cbc-aes-nettle > "$T/sw" 2>&1
 rc=$?; sed 's/^/    /' "$T/sw"
-result $rc "priority switch: $(tail -n1 "$T/sw")"
+result $rc "priority switch between OpenSSL and Nettle: $(tail -n1 "$T/sw")"
 
 kill -0 "$PID" 2>/dev/null; result $? "algd survived"
 echo "$passed passed, $failed failed"
