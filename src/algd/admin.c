@@ -125,7 +125,8 @@ static int do_dump(const struct ualg_alg_req *q, uint8_t *out, size_t outsize, s
 	return n;
 }
 
-/* crypto_update_alg(): a priority needs a driver name. */
+/* crypto_update_alg(): a priority needs a driver name; with or without
+ * one, the instances built on the algorithm are rebuilt on next use. */
 static int do_update(const struct ualg_alg_req *q)
 {
 	if ((q->flags & UALG_ALG_REQ_PRIORITY) && !q->driver[0])
@@ -133,8 +134,7 @@ static int do_update(const struct ualg_alg_req *q)
 	struct ualg_alg *a = match(q, true);
 	if (!a)
 		return -ENOENT;
-	if (q->flags & UALG_ALG_REQ_PRIORITY)
-		ualg_alg_set_priority(a, (int)q->priority);
+	ualg_alg_set_priority(a, (q->flags & UALG_ALG_REQ_PRIORITY) ? (int)q->priority : a->priority);
 	return 0;
 }
 

@@ -125,9 +125,9 @@ static void put_alg(struct nl_buf *b, const struct nlmsghdr *req, const struct u
 	end_msg(b, start);
 }
 
-/* netlink_ack(): an error echoes the whole request; success only its
- * header, marked NLM_F_CAPPED. */
-static void put_ack(struct nl_buf *b, const struct nlmsghdr *req, int err)
+/* netlink_ack(): an error echoes the whole request (msg, of
+ * req->nlmsg_len bytes); success only its header, marked NLM_F_CAPPED. */
+static void put_ack(struct nl_buf *b, const struct nlmsghdr *req, const uint8_t *msg, int err)
 {
 	const size_t echo = err ? req->nlmsg_len : sizeof(*req);
 	const size_t start = b->len;
@@ -139,7 +139,7 @@ static void put_ack(struct nl_buf *b, const struct nlmsghdr *req, int err)
 	put_hdr(b, req, NLMSG_ERROR, err ? 0 : NLM_F_CAPPED);
 	uint8_t *p = reserve(b, sizeof(int) + echo);
 	memcpy(p, &err, sizeof(int));
-	memcpy(p + sizeof(int), req, echo);
+	memcpy(p + sizeof(int), msg, echo);
 	end_msg(b, start);
 }
 
@@ -304,7 +304,7 @@ ssize_t netlink_send(struct afd *a, const void *data, size_t len)
 			flush(b);	/* a reply and its ack are two skbs */
 		}
 		if (err != -EINTR && (err || (h.nlmsg_flags & NLM_F_ACK)))
-			put_ack(b, &h, err);
+			put_ack(b, &h, msg + off, err);
 		flush(b);
 		off += NLMSG_ALIGN(h.nlmsg_len);
 	}
