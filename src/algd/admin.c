@@ -17,6 +17,8 @@ static uint32_t kernel_type(enum ualg_alg_type type)
 	case UALG_ALG_CIPHER: return 0x1;
 	case UALG_ALG_SHASH: return 0xe;
 	case UALG_ALG_SKCIPHER: return 0x5;
+	case UALG_ALG_AEAD: return 0x3;
+	case UALG_ALG_RNG: return 0xc;
 	}
 	return 0;
 }
@@ -54,6 +56,13 @@ static void fill_rec(const struct ualg_alg *a, struct ualg_alg_rec *r)
 		r->max_keysize = a->u.skcipher.max_keysize;
 		r->ivsize = a->u.skcipher.ivsize;
 		r->chunksize = a->u.skcipher.chunksize;
+		break;
+	case UALG_ALG_AEAD:
+		r->ivsize = a->u.aead.ivsize;
+		r->maxauthsize = a->u.aead.maxauthsize;
+		break;
+	case UALG_ALG_RNG:
+		r->seedsize = a->u.rng.seedsize;
 		break;
 	}
 	r->ops = a->stats.ops;

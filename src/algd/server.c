@@ -368,13 +368,14 @@ static int on_cancel(struct conn *c, size_t len)
  * connected, as the kernel checks the netlink socket's opener. */
 static int on_admin(struct conn *c, uint16_t type, const uint8_t *body, size_t len)
 {
+	static uint8_t out[UALG_DATA_MAX];
 	size_t outlen;
-	int r = admin_request(type, body, len, c->admin, txdata, sizeof(txdata), &outlen);
+	int r = admin_request(type, body, len, c->admin, out, sizeof(out), &outlen);
 
 	if (r == ADMIN_BAD_FRAME)
 		return -1;
 	logmsg(2, "admin request %u: %d", type, r);
-	return reply(c, type, 0, r, txdata, outlen, -1) ? -1 : 0;
+	return reply(c, type, 0, r, out, outlen, -1) ? -1 : 0;
 }
 
 /* Dispatches one frame; returns 0, 1 (parked) or -1 (drop connection). */

@@ -237,7 +237,7 @@ int ualg_aead_encrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req)
 {
 	if (tfm->need_key)
 		return -ENOKEY;
-	return tfm->alg->u.aead.encrypt(tfm, req);
+	return account(tfm->alg, true, req->assoclen + req->cryptlen, tfm->alg->u.aead.encrypt(tfm, req));
 }
 
 int ualg_aead_decrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req)
@@ -246,7 +246,7 @@ int ualg_aead_decrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req)
 		return -ENOKEY;
 	if (req->cryptlen < tfm->authsize)
 		return -EINVAL;
-	return tfm->alg->u.aead.decrypt(tfm, req);
+	return account(tfm->alg, true, req->assoclen + req->cryptlen, tfm->alg->u.aead.decrypt(tfm, req));
 }
 
 int ualg_rng_seed(struct ualg_tfm *tfm, const uint8_t *seed, size_t len)
@@ -256,7 +256,7 @@ int ualg_rng_seed(struct ualg_tfm *tfm, const uint8_t *seed, size_t len)
 
 int ualg_rng_generate(struct ualg_tfm *tfm, uint8_t *out, size_t len)
 {
-	return tfm->alg->u.rng.generate(tfm, out, len);
+	return account(tfm->alg, true, len, tfm->alg->u.rng.generate(tfm, out, len));
 }
 
 int ualg_rng_set_entropy(struct ualg_tfm *tfm, const uint8_t *entropy, size_t len)

@@ -175,6 +175,7 @@ struct ualg_alg_rec {
 	uint32_t selftest;		/* the core's enum ualg_selftest */
 	uint32_t disabled;		/* 1: left out of lookups by configuration */
 	uint32_t blocksize, digestsize, min_keysize, max_keysize, ivsize, chunksize;
+	uint32_t maxauthsize, seedsize;	/* aead, rng */
 	uint64_t ops, bytes, errors;	/* the algorithm's statistics */
 };
 

@@ -79,8 +79,8 @@ static void strscpy_(char *dst, size_t size, const char *src)
 }
 #define STRSCPY(dst, src) strscpy_((dst), sizeof(dst), (src))
 
-/* crypto_report_one(): the type's report.  Core types 0-2 are cipher,
- * shash and skcipher (enum ualg_alg_type). */
+/* crypto_report_one(): the type's report.  Core types 0-4 are cipher,
+ * shash, skcipher, aead and rng (enum ualg_alg_type). */
 static void put_report(struct nl_buf *b, const struct ualg_alg_rec *r)
 {
 	uint32_t prio = (uint32_t)r->priority;
@@ -102,6 +102,16 @@ static void put_report(struct nl_buf *b, const struct ualg_alg_rec *r)
 		STRSCPY(s.type, "skcipher");
 		STRSCPY(s.geniv, "<none>");
 		put_attr(b, CRYPTOCFGA_REPORT_BLKCIPHER, &s, sizeof(s));
+	} else if (r->type == 3) {
+		struct crypto_report_aead a = { .blocksize = r->blocksize,
+			.maxauthsize = r->maxauthsize, .ivsize = r->ivsize };
+		STRSCPY(a.type, "aead");
+		STRSCPY(a.geniv, "<none>");
+		put_attr(b, CRYPTOCFGA_REPORT_AEAD, &a, sizeof(a));
+	} else if (r->type == 4) {
+		struct crypto_report_rng g = { .seedsize = r->seedsize };
+		STRSCPY(g.type, "rng");
+		put_attr(b, CRYPTOCFGA_REPORT_RNG, &g, sizeof(g));
 	}
 }
 

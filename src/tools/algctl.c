@@ -24,7 +24,7 @@ enum { EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_NO_ALGD = 3 };
 
 /* The core's enum ualg_alg_type and enum ualg_selftest, as /proc/crypto
  * names them. */
-static const char *const type_names[] = { "cipher", "shash", "skcipher" };
+static const char *const type_names[] = { "cipher", "shash", "skcipher", "aead", "rng" };
 
 static bool json;
 
@@ -125,6 +125,13 @@ static void print_stanza(const struct ualg_alg_rec *r)
 		       r->blocksize, r->min_keysize, r->max_keysize, r->ivsize, r->chunksize,
 		       r->chunksize);
 		break;
+	case 3:
+		printf("async        : no\nblocksize    : %u\nivsize       : %u\nmaxauthsize  : %u\n"
+		       "geniv        : <none>\n", r->blocksize, r->ivsize, r->maxauthsize);
+		break;
+	case 4:
+		printf("seedsize     : %u\n", r->seedsize);
+		break;
 	}
 	putchar('\n');
 }
@@ -158,10 +165,14 @@ static void print_json(const struct ualg_alg_rec *r, bool first)
 	printf("\"blocksize\": %u, ", r->blocksize);
 	if (r->type == 1)
 		printf("\"digestsize\": %u, ", r->digestsize);
-	else
+	else if (r->type == 0 || r->type == 2)
 		printf("\"min_keysize\": %u, \"max_keysize\": %u, ", r->min_keysize, r->max_keysize);
 	if (r->type == 2)
 		printf("\"ivsize\": %u, \"chunksize\": %u, ", r->ivsize, r->chunksize);
+	else if (r->type == 3)
+		printf("\"ivsize\": %u, \"maxauthsize\": %u, ", r->ivsize, r->maxauthsize);
+	else if (r->type == 4)
+		printf("\"seedsize\": %u, ", r->seedsize);
 	printf("\"stats\": {\"ops\": %llu, \"bytes\": %llu, \"errors\": %llu}}",
 	       (unsigned long long)r->ops, (unsigned long long)r->bytes,
 	       (unsigned long long)r->errors);

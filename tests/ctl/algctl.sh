@@ -77,6 +77,12 @@ ctl stats | grep -q '^sha256-openssl '; result $? "algctl stats"
 UALG_SOCKET=$SOCK "$RUN" python3 tests/netlink/nlclient.py check tests/golden/crypto-user.txt > "$T/nl" 2>&1
 rc=$?; grep -v '^ok' "$T/nl" | sed 's/^/    /'
 result $rc "NETLINK_CRYPTO replies match tests/golden/crypto-user.txt: $(tail -n1 "$T/nl")"
+UALG_SOCKET=$SOCK "$RUN" "$B/tests/nlquery" sha1 sha224 sha256 sha384 sha512 md5 sha3-224 sha3-256 \
+	sha3-384 sha3-512 'hmac(sha256)' 'hmac(sha512)' aes des3_ede 'ecb(aes)' 'cbc(aes)' 'ctr(aes)' \
+	'xts(aes)' 'cts(cbc(aes))' 'ecb(des3_ede)' 'cbc(des3_ede)' 'gcm(aes)' > "$T/nlc" 2>&1
+python3 tests/netlink/check_raw.py tests/golden/crypto-user.txt < "$T/nlc" > "$T/nlc.out" 2>&1
+rc=$?; grep -v '^ok' "$T/nlc.out" | sed 's/^/    /'
+result $rc "C netlink client (tests/netlink/nlquery.c) gets the replies Linux 6.1 gave: $(tail -n1 "$T/nlc.out")"
 
 # --- exit codes -----------------------------------------------------------------
 ctl show no-such-alg 2>/dev/null; [ $? = 1 ]; result $? "show of an unknown name exits 1"

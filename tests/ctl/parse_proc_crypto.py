@@ -12,7 +12,8 @@ import re
 import sys
 
 passed = failed = 0
-SIZES = ("type", "blocksize", "digestsize", "min keysize", "max keysize", "ivsize")
+SIZES = ("type", "blocksize", "digestsize", "min keysize", "max keysize", "ivsize", "maxauthsize",
+         "seedsize")
 
 
 def check(ok, what):

@@ -51,7 +51,7 @@ CRU_LEN = struct.calcsize(CRU)  # 208
 NAMES = ["sha1", "sha224", "sha256", "sha384", "sha512", "md5", "sha3-224", "sha3-256",
          "sha3-384", "sha3-512", "hmac(sha256)", "hmac(sha512)", "aes", "des3_ede",
          "ecb(aes)", "cbc(aes)", "ctr(aes)", "xts(aes)", "cts(cbc(aes))", "ecb(des3_ede)",
-         "cbc(des3_ede)"]
+         "cbc(des3_ede)", "gcm(aes)"]
 
 
 def cstr(b):
@@ -94,7 +94,7 @@ def decode_attrs(data):
     return out
 
 
-def decode(dgram, req_seq, portid):
+def decode(dgram, req_seq, portid, req=b""):
     msgs = []
     off = 0
     while off + 16 <= len(dgram):
@@ -106,6 +106,7 @@ def decode(dgram, req_seq, portid):
             m["error"] = errno.errorcode.get(-err, str(err)) if err else 0
             rl, rt, rf, rs, _ = struct.unpack_from("IHHII", body, 4)
             m["echo"] = {"len": rl, "type": rt, "flags": rf, "body": len(body) - 20}
+            m["echo_ok"] = body[4:] == req[:len(body) - 4]
         elif typ == NLMSG_DONE:
             m["done"] = struct.unpack_from("i", body)[0] if len(body) >= 4 else None
         elif typ == GETALG and len(body) >= CRU_LEN:
@@ -143,7 +144,7 @@ class Client:
                 d = self.s.recv(1 << 17, 0 if until_done or not out else socket.MSG_DONTWAIT)
             except BlockingIOError:
                 break
-            out.append(decode(d, self.seq, self.portid))
+            out.append(decode(d, self.seq, self.portid, msg))
             last = out[-1]["msgs"][-1]["type"] if out[-1]["msgs"] else None
             if until_done and last in (NLMSG_DONE, NLMSG_ERROR):
                 break
