@@ -209,6 +209,7 @@ int admin_request(uint16_t type, const uint8_t *body, size_t len, bool privilege
 	case UALG_MSG_ALG_DEL: return do_del(&q);
 	case UALG_MSG_ALG_SAVE: return config_save();
 	case UALG_MSG_ALG_DISABLE: return do_disable(&q);
+	case UALG_MSG_ALG_CHECK_ADMIN: return 0;
 	}
 	return ADMIN_BAD_FRAME;
 }

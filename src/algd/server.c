@@ -406,6 +406,7 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 	case UALG_MSG_ALG_DEL:
 	case UALG_MSG_ALG_SAVE:
 	case UALG_MSG_ALG_DISABLE:
+	case UALG_MSG_ALG_CHECK_ADMIN:
 		return on_admin(c, h.type, body, blen);
 	default: return -1;
 	}

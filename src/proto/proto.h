@@ -56,6 +56,7 @@ enum ualg_msg_type {
 	UALG_MSG_ALG_DEL,	/* CRYPTO_MSG_DELALG: unregister instance .driver */
 	UALG_MSG_ALG_SAVE,	/* write the current settings to algd's config file */
 	UALG_MSG_ALG_DISABLE,	/* take .driver out of lookups (.priority 1) or back (0) */
+	UALG_MSG_ALG_CHECK_ADMIN,	/* 0 if the peer may make changes, else -EPERM */
 	UALG_MSG_TYPE_MAX = 128,
 };
 

@@ -8,8 +8,9 @@
  * message is handled in turn; GETALG (one, or NLM_F_DUMP: multipart
  * messages packed into datagrams of up to 64 KiB, then NLMSG_DONE alone),
  * UPDATEALG, NEWALG, DELALG; NLMSG_ERROR for failures and for NLM_F_ACK.
- * Not emulated: DELRNG (EOPNOTSUPP), GETSTAT answers ENOTSUPP as 6.1 does
- * without CONFIG_CRYPTO_STATS, NETLINK_EXT_ACK/CAP_ACK options. */
+ * DELRNG checks the privilege only: algd keeps no default RNG to free.
+ * GETSTAT answers ENOTSUPP as 6.1 does without CONFIG_CRYPTO_STATS.  Not
+ * emulated: the NETLINK_EXT_ACK and NETLINK_CAP_ACK options. */
 #include "shim.h"
 
 #include <errno.h>
@@ -163,12 +164,15 @@ static int call(int fd, uint16_t type, const struct ualg_alg_req *q, void *out, 
  * each datagram, then NLMSG_DONE in a datagram of its own. */
 static void dump(struct nl_buf *b, int fd, const struct nlmsghdr *req)
 {
-	static __thread struct ualg_alg_rec recs[UALG_DATA_MAX / sizeof(struct ualg_alg_rec)];
+	const size_t cap = UALG_DATA_MAX / sizeof(struct ualg_alg_rec);
+	struct ualg_alg_rec *recs = malloc(cap * sizeof(*recs));
 	struct ualg_alg_req q = { .start = 0 };
 	size_t got;
 	int n;
 
-	while ((n = call(fd, UALG_MSG_ALG_DUMP, &q, recs, sizeof(recs), &got)) > 0) {
+	/* Without memory, or algd, the dump is empty, as the kernel's ends
+	 * early when it cannot allocate. */
+	while (recs && (n = call(fd, UALG_MSG_ALG_DUMP, &q, recs, cap * sizeof(*recs), &got)) > 0) {
 		for (int i = 0; i < n; i++) {
 			if (b->len + REPORT_MAX > sizeof(b->data))
 				flush(b);
@@ -176,6 +180,7 @@ static void dump(struct nl_buf *b, int fd, const struct nlmsghdr *req)
 		}
 		q.start += (uint32_t)n;
 	}
+	free(recs);
 	flush(b);
 	const size_t start = b->len;
 	const int done = 0;
@@ -230,8 +235,9 @@ static int handle(struct nl_buf *b, int fd, const struct nlmsghdr *req, const ui
 		dump(b, fd, req);
 		return -EINTR;	/* a dump is never acked */
 	}
+	memset(&q, 0, sizeof(q));
 	if (type == CRYPTO_MSG_DELRNG)
-		return -EOPNOTSUPP;
+		return call(fd, UALG_MSG_ALG_CHECK_ADMIN, &q, NULL, 0, &got);
 	if (req->nlmsg_len < NLMSG_LENGTH(sizeof(cru)))
 		return -EINVAL;
 	memcpy(&cru, msg + NLMSG_HDRLEN, sizeof(cru));
@@ -244,7 +250,6 @@ static int handle(struct nl_buf *b, int fd, const struct nlmsghdr *req, const ui
 	if (type == CRYPTO_MSG_GETSTAT)
 		return -ENOTSUPP_;
 
-	memset(&q, 0, sizeof(q));
 	const bool names_ok = terminated(cru.cru_name, sizeof(cru.cru_name)) &&
 			      terminated(cru.cru_driver_name, sizeof(cru.cru_driver_name));
 	if (names_ok) {
@@ -268,12 +273,9 @@ static int handle(struct nl_buf *b, int fd, const struct nlmsghdr *req, const ui
 	const uint16_t op = type == CRYPTO_MSG_NEWALG ? UALG_MSG_ALG_NEW :
 			    type == CRYPTO_MSG_DELALG ? UALG_MSG_ALG_DEL : UALG_MSG_ALG_UPDATE;
 	if (!names_ok) {
-		/* The kernel checks the privilege first: ask algd with a
-		 * request that matches nothing, so only EPERM can come back
-		 * from it; otherwise the names make it EINVAL. */
-		q.flags = 0;
-		r = call(fd, op, &q, NULL, 0, &got);
-		return r == -EPERM ? r : -EINVAL;
+		/* The kernel checks the privilege first. */
+		r = call(fd, UALG_MSG_ALG_CHECK_ADMIN, &q, NULL, 0, &got);
+		return r ? r : -EINVAL;
 	}
 	if (op == UALG_MSG_ALG_UPDATE || op == UALG_MSG_ALG_DEL)
 		q.flags |= UALG_ALG_REQ_EXACT;

@@ -9,7 +9,7 @@ set -u
 B=${BUILD:-build}
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO" || exit 1
-ALGD=$B/src/algd/algd ALGCTL=$B/src/tools/algctl RUN=$B/src/tools/ualg-run
+ALGD=${ALGD:-$B/src/algd/algd} ALGCTL=$B/src/tools/algctl RUN=$B/src/tools/ualg-run
 T=$(mktemp -d "${TMPDIR:-/tmp}/ualg-ctl.XXXXXX")
 chmod 755 "$T"		# nobody must reach the socket for the EPERM checks
 SOCK=$T/algd.sock CONF=$T/algd.conf
@@ -122,6 +122,13 @@ stop_algd; start_algd
 hash_sha1() { UALG_SOCKET=$SOCK "$RUN" python3 -c 'import socket; s = socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET); s.bind(("hash", "sha1"))' 2>/dev/null; }
 ctl disable sha1-openssl && ! hash_sha1; result $? "a disabled driver is not found by bind()"
 ctl enable sha1-openssl && hash_sha1; result $? "enabled again, it is"
+ctl disable sha1-openssl && ctl save && grep -qx 'disable sha1-openssl' "$CONF"
+result $? "algctl save writes the disabled drivers"
+stop_algd; start_algd
+! hash_sha1; result $? "disabled in the config file, a driver stays out of lookups after a restart"
+sed -i '/^disable sha1-openssl$/d' "$CONF"
+hup "configuration reloaded" && hash_sha1
+result $? "a reload re-enables a driver the file no longer disables"
 ctl add 'ctr(des3_ede)' && ctl show 'ctr(des3_ede)' | grep -q '^driver       : ctr(des3_ede-openssl)$'
 result $? "algctl add instantiates a template"
 ctl add 'ctr(des3_ede)' 2>/dev/null; [ $? = 1 ]; result $? "adding it again exits 1 (EEXIST)"

@@ -200,6 +200,10 @@ def steps_root(c, emit):
     emit("getalg after update", r)
     emit("updated priority", [{"priority": r[0]["msgs"][0]["attrs"][0]["value"]}])
     emit("updatealg back", c.ask(UPDATEALG, NLM_F_REQUEST | NLM_F_ACK, cru("", drv) + attr(PRIORITY_VAL, struct.pack("I", old))))
+    # From here on only failing requests and changes that undo themselves.
+    # (The update itself need not leave things as they were: the kernel
+    # drops the instances built on the driver, hmac(sha256-avx2) among them.)
+    SNAPSHOT.append(snapshot(c))
     emit("updatealg header only", c.ask(UPDATEALG, NLM_F_REQUEST, b""))
 
     emit("newalg existing", c.ask(NEWALG, NLM_F_REQUEST | NLM_F_ACK, cru("sha256")))
@@ -217,6 +221,8 @@ def steps_root(c, emit):
     emit("delalg instance", c.ask(DELALG, NLM_F_REQUEST | NLM_F_ACK, cru("", inst)))
     emit("getalg ctr(des3_ede) after delalg", c.ask(GETALG, NLM_F_REQUEST, cru("ctr(des3_ede)")))
     emit("delalg header only", c.ask(DELALG, NLM_F_REQUEST, b""))
+    emit("updatealg name not terminated", c.ask(UPDATEALG, NLM_F_REQUEST, cru(raw_name=b"a" * 64)))
+    emit("delrng header only with ack", c.ask(DELRNG, NLM_F_REQUEST | NLM_F_ACK, b""))
 
 
 def steps_unprivileged(c, emit, drv):
@@ -224,7 +230,20 @@ def steps_unprivileged(c, emit, drv):
     emit("unprivileged updatealg", c.ask(UPDATEALG, NLM_F_REQUEST | NLM_F_ACK, cru("", drv) + attr(PRIORITY_VAL, struct.pack("I", 1))))
     emit("unprivileged newalg", c.ask(NEWALG, NLM_F_REQUEST | NLM_F_ACK, cru("ctr(des3_ede)")))
     emit("unprivileged delalg", c.ask(DELALG, NLM_F_REQUEST | NLM_F_ACK, cru("", drv)))
+    emit("unprivileged updatealg name not terminated", c.ask(UPDATEALG, NLM_F_REQUEST, cru(raw_name=b"a" * 64)))
+    emit("unprivileged delrng", c.ask(DELRNG, NLM_F_REQUEST | NLM_F_ACK, b""))
     emit("unprivileged dump", c.ask(GETALG, NLM_F_REQUEST | NLM_F_DUMP, cru(), until_done=True))
+
+
+SNAPSHOT = []
+
+
+def snapshot(c):
+    """What the requests must leave as they found it: every algorithm's
+    names and priority."""
+    return sorted((m["cru"]["name"], m["cru"]["driver"], m["attrs"][0].get("value"))
+                  for d in c.ask(GETALG, NLM_F_REQUEST | NLM_F_DUMP, cru(), until_done=True)
+                  for m in d["msgs"] if "cru" in m)
 
 
 def run_all():
@@ -258,6 +277,10 @@ def run_all():
         data += b
     os.waitpid(pid, 0)
     results += json.loads(data)
+    after = snapshot(c)
+    before = SNAPSHOT[0]
+    emit("malformed and refused requests changed no algorithm (nor did newalg + delalg)",
+         [{"added": sorted(set(after) - set(before)), "removed": sorted(set(before) - set(after))}])
     return results
 
 
