@@ -137,6 +137,9 @@ result $? "del of a driver's own algorithm is refused"
 ctl del 'ctr(des3_ede-openssl)' && ! ctl show 'ctr(des3_ede)' 2>/dev/null
 result $? "algctl del removes an unused instance"
 
+out=$(UALG_SOCKET=$SOCK "$RUN" python3 tests/ctl/gcm_driver.py gcm-aes-nettle 2>&1)
+result $? "AF_ALG aead on Nettle's GCM: $out"
+
 # --- the priority switch, seen by new sockets ----------------------------------------
 UALG_SOCKET=$SOCK "$RUN" python3 tests/ctl/switch.py "$ALGCTL" "$SOCK" cbc-aes-openssl cbc-aes-nettle > "$T/sw" 2>&1
 rc=$?; sed 's/^/    /' "$T/sw"

@@ -1,6 +1,8 @@
-/* GNU Nettle drivers: sha224/256/384/512, the aes cipher and
- * ecb/cbc/ctr(aes) as whole-mode drivers.  Self-tested at registration by
- * the same vectors as every other driver of those names. */
+/* GNU Nettle drivers: sha224/256/384/512, the aes cipher, ecb/cbc/ctr(aes)
+ * as whole-mode drivers and gcm(aes).  Self-tested at registration by the
+ * same vectors as every other driver of those names (gcm, which has none
+ * there, is checked against OpenSSL and the GCM specification's vectors in
+ * tests/unit/test_core.c). */
 #include "nettle.h"
 #include "../crypto.h"
 
@@ -12,6 +14,7 @@
 #include <nettle/aes.h>
 #include <nettle/cbc.h>
 #include <nettle/ctr.h>
+#include <nettle/gcm.h>
 #include <nettle/nettle-meta.h>
 
 #define MODULE "nettle"
@@ -250,6 +253,81 @@ static int register_mode(size_t i)
 	return reg(modes[i].name, modes[i].driver, UALG_ALG_SKCIPHER, UALG_NETTLE_PRIO_WHOLE, &tmpl);
 }
 
+/* ---- gcm(aes) -------------------------------------------------------- */
+
+struct aes_gcm {
+	struct aes_key aes;	/* first: aes_setkey() works on the context */
+	struct gcm_key hkey;
+};
+
+static int aes_gcm_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
+{
+	struct aes_gcm *c = tfm->ctx;
+	int r = aes_setkey(tfm, key, len);
+
+	if (!r)
+		gcm_set_key(&c->hkey, &c->aes, aes_encrypt_blocks);
+	return r;
+}
+
+/* crypto_gcm_check_authsize(): 4, 8 or 12 to 16 bytes. */
+static int aes_gcm_setauthsize(struct ualg_tfm *tfm, unsigned authsize)
+{
+	(void)tfm;
+	return authsize == 4 || authsize == 8 || (authsize >= 12 && authsize <= 16) ? 0 : -EINVAL;
+}
+
+static void aes_gcm_begin(const struct aes_gcm *c, struct gcm_ctx *g, const struct ualg_aead_req *req)
+{
+	gcm_set_iv(g, &c->hkey, GCM_IV_SIZE, req->iv);
+	gcm_update(g, &c->hkey, req->assoclen, req->aad);
+}
+
+static int aes_gcm_encrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req)
+{
+	const struct aes_gcm *c = tfm->ctx;
+	struct gcm_ctx g;
+
+	aes_gcm_begin(c, &g, req);
+	gcm_encrypt(&g, &c->hkey, &c->aes, aes_encrypt_blocks, req->cryptlen, req->text, req->text);
+	gcm_digest(&g, &c->hkey, &c->aes, aes_encrypt_blocks, tfm->authsize, req->text + req->cryptlen);
+	ualg_wipe(&g, sizeof(g));
+	return 0;
+}
+
+/* The plaintext never outlives a tag mismatch. */
+static int aes_gcm_decrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req)
+{
+	const struct aes_gcm *c = tfm->ctx;
+	const size_t textlen = req->cryptlen - tfm->authsize;
+	uint8_t tag[GCM_DIGEST_SIZE];
+	struct gcm_ctx g;
+
+	aes_gcm_begin(c, &g, req);
+	gcm_decrypt(&g, &c->hkey, &c->aes, aes_encrypt_blocks, textlen, req->text, req->text);
+	gcm_digest(&g, &c->hkey, &c->aes, aes_encrypt_blocks, tfm->authsize, tag);
+	ualg_wipe(&g, sizeof(g));
+	const int bad = ualg_memneq(tag, req->text + textlen, tfm->authsize);
+	if (bad)
+		ualg_wipe(req->text, textlen);
+	return bad ? -EBADMSG : 0;
+}
+
+static int register_gcm(void)
+{
+	const struct ualg_alg tmpl = {
+		.blocksize = 1,
+		.ctxsize = sizeof(struct aes_gcm),
+		.u.aead = {
+			.ivsize = GCM_IV_SIZE, .maxauthsize = GCM_DIGEST_SIZE,
+			.setkey = aes_gcm_setkey, .setauthsize = aes_gcm_setauthsize,
+			.encrypt = aes_gcm_encrypt, .decrypt = aes_gcm_decrypt,
+		},
+	};
+
+	return reg("gcm(aes)", "gcm-aes-nettle", UALG_ALG_AEAD, UALG_NETTLE_PRIO_WHOLE, &tmpl);
+}
+
 int ualg_nettle_register(void)
 {
 	static const struct {
@@ -267,5 +345,7 @@ int ualg_nettle_register(void)
 		r = register_aes();
 	for (size_t i = 0; !r && i < sizeof(modes) / sizeof(modes[0]); i++)
 		r = register_mode(i);
+	if (!r)
+		r = register_gcm();
 	return r;
 }
