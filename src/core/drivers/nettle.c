@@ -1,8 +1,7 @@
 /* GNU Nettle drivers: sha224/256/384/512, the aes cipher, ecb/cbc/ctr(aes)
  * as whole-mode drivers and gcm(aes).  Self-tested at registration by the
- * same vectors as every other driver of those names (gcm, which has none
- * there, is checked against OpenSSL and the GCM specification's vectors in
- * tests/unit/test_core.c). */
+ * same vectors as every other driver of those names; tests/unit/test_core.c
+ * also checks them against OpenSSL's and gcm against the GCM specification. */
 #include "nettle.h"
 #include "../crypto.h"
 
