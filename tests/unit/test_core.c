@@ -385,9 +385,8 @@ static const struct {
 
 static void test_gcm_vectors(const char *driver)
 {
-	int err;
-	struct ualg_alg *a = lookup(UALG_ALG_AEAD, driver, &err);
-	struct ualg_tfm *t = a ? ualg_tfm_new(a, &err) : NULL;
+	struct ualg_alg *a;
+	struct ualg_tfm *t = aead_tfm(driver, &a);
 
 	for (size_t i = 0; i < sizeof(gcm_vectors) / sizeof(gcm_vectors[0]); i++) {
 		uint8_t key[32], iv[12], aad[64], pt[64], want[96], buf[96];
@@ -407,17 +406,15 @@ static void test_gcm_vectors(const char *driver)
 		if (i)	/* case 2's plaintext is zeros, like a wiped buffer */
 			ok(memcmp(buf, pt, pl), "%s: and leaves no plaintext", driver);
 	}
-	ualg_tfm_free(t);
-	ualg_alg_put(a);
+	aead_free(t, a);
 }
 
 /* Two AEAD drivers on random keys, IVs, associated data and texts, with
  * each tag size: the same output, and each decrypts the other's. */
 static void cross_check_gcm(const char *d1, const char *d2)
 {
-	int err;
-	struct ualg_alg *a1 = lookup(UALG_ALG_AEAD, d1, &err), *a2 = lookup(UALG_ALG_AEAD, d2, &err);
-	struct ualg_tfm *t1 = a1 ? ualg_tfm_new(a1, &err) : NULL, *t2 = a2 ? ualg_tfm_new(a2, &err) : NULL;
+	struct ualg_alg *a1, *a2;
+	struct ualg_tfm *t1 = aead_tfm(d1, &a1), *t2 = aead_tfm(d2, &a2);
 	static const unsigned tags[] = { 16, 12, 8, 4 };
 	uint8_t key[32], iv[12], aad[40], pt[1000], o1[1016], o2[1016];
 	int same = t1 && t2;
@@ -440,10 +437,8 @@ static void cross_check_gcm(const char *d1, const char *d2)
 		       !memcmp(o1, pt, pl) && !memcmp(o2, pt, pl);
 	}
 	ok(same, "%s and %s agree on random data with every tag size", d1, d2);
-	ualg_tfm_free(t1);
-	ualg_tfm_free(t2);
-	ualg_alg_put(a1);
-	ualg_alg_put(a2);
+	aead_free(t1, a1);
+	aead_free(t2, a2);
 }
 
 int main(void)
