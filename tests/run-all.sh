@@ -76,6 +76,10 @@ result "python test_socket LinuxKernelCryptoAPI matches tests/golden/python-test
 
 suite "algd against malformed frames" python3 tests/proto/bad_frames.py
 
+# algctl, algd.conf and NETLINK_CRYPTO, against an algd of their own.
+suite "algctl, algd administration and NETLINK_CRYPTO vs Linux 6.1 (tests/ctl/algctl.sh)" \
+	env BUILD="$B" bash tests/ctl/algctl.sh
+
 # Real clients whose golden output was recorded on the oracle: Debian's
 # kcapi-tools on 0 B, 1 B and 1 MiB inputs (the 1 MiB runs go through
 # libkcapi's vmsplice/splice pipeline).

@@ -1,5 +1,6 @@
 /* algd: the ualg crypto daemon.  Holds every key and transform state for
  * its clients and serves the AF_ALG protocol on a Unix socket. */
+#include "config.h"
 #include "crypto.h"
 #include "proto.h"
 #include "server.h"
@@ -12,7 +13,9 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: algd [-v] [--socket PATH] [--ready-fd FD] [--list]\n"
+	fputs("usage: algd [-v] [--config FILE] [--socket PATH] [--ready-fd FD] [--list]\n"
+	      "  --config FILE   settings (see algd.conf(5) in README): priorities,\n"
+	      "                  disabled drivers, admin group, socket; SIGHUP rereads it\n"
 	      "  --socket PATH   listen on PATH (default: $UALG_SOCKET, /run/ualg/algd.sock\n"
 	      "                  for root, else $XDG_RUNTIME_DIR/ualg/algd.sock)\n"
 	      "  --ready-fd FD   write one byte to FD once listening, then close it\n"
@@ -33,6 +36,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
 		{ "ready-fd", required_argument, NULL, 'r' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
@@ -41,11 +45,13 @@ int main(int argc, char **argv)
 	struct server_opts opts = { .ready_fd = -1 };
 	char path[256];
 	bool list = false;
+	const char *config = NULL;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': opts.socket_path = optarg; break;
+		case 'c': config = optarg; break;
 		case 'r': opts.ready_fd = atoi(optarg); break;
 		case 'l': list = true; break;
 		case 'v': opts.verbose++; break;
@@ -64,6 +70,12 @@ int main(int argc, char **argv)
 		fputs("algd: crypto core failed to initialise\n", stderr);
 		return 1;
 	}
+	if (config && config_load(config)) {
+		ualg_core_exit();
+		return 1;
+	}
+	if (!opts.socket_path && config_get()->socket_path[0])
+		opts.socket_path = config_get()->socket_path;
 	if (list) {
 		list_algs();
 		ualg_core_exit();

@@ -6,7 +6,9 @@
  * retried after each later request on the same connection, which is the
  * only place its state can change. */
 #include "server.h"
+#include "admin.h"
 #include "afalg.h"
+#include "config.h"
 #include "proto.h"
 
 #include <errno.h>
@@ -40,6 +42,7 @@ struct conn {
 	struct parked *parked;	/* at most one waiter per socket */
 	uint8_t *rest;		/* an answer's bytes beyond its first frame */
 	size_t rest_len, rest_off;
+	bool admin;		/* the peer may change algorithms */
 	struct conn *prev, *next;
 };
 
@@ -361,52 +364,18 @@ static int on_cancel(struct conn *c, size_t len)
 	return reply(c, UALG_MSG_CANCEL, 0, 0, NULL, 0, -1) ? -1 : 0;
 }
 
-/* crypto_user's match: registered algorithms only, never instantiating; a
- * generic name finds the most recently registered, as the kernel's list
- * (which adds at its head) does. */
-static int on_alginfo(struct conn *c, const uint8_t *body, size_t len)
+/* Algorithm administration; privilege was decided when the client
+ * connected, as the kernel checks the netlink socket's opener. */
+static int on_admin(struct conn *c, uint16_t type, const uint8_t *body, size_t len)
 {
-	struct ualg_alginfo_req q;
-	struct ualg_alginfo info = { 0 };
+	static uint8_t out[UALG_DATA_MAX];
+	size_t outlen;
+	int r = admin_request(type, body, len, c->admin, out, sizeof(out), &outlen);
 
-	if (len != sizeof(q))
+	if (r == ADMIN_BAD_FRAME)
 		return -1;
-	memcpy(&q, body, sizeof(q));
-	if (!memchr(q.driver, 0, sizeof(q.driver)) || !memchr(q.name, 0, sizeof(q.name)))
-		return -1;
-	const struct ualg_alg *found = NULL;
-	for (const struct ualg_alg *a = ualg_alg_next(NULL); a; a = ualg_alg_next(a))
-		if (q.driver[0] ? !strcmp(a->driver, q.driver) : !strcmp(a->name, q.name))
-			found = a;
-	if (found) {
-		const struct ualg_alg *a = found;
-		/* crypto_user's names are 64 bytes: truncate as strscpy. */
-		snprintf(info.name, sizeof(info.name), "%.63s", a->name);
-		snprintf(info.driver, sizeof(info.driver), "%.63s", a->driver);
-		snprintf(info.module, sizeof(info.module), "%.63s", a->module);
-		info.type = a->type;
-		info.priority = (uint32_t)a->priority;
-		info.refcnt = a->refcnt + 1;	/* the registry's own reference */
-		info.tested = a->selftest == UALG_SELFTEST_PASSED;
-		info.blocksize = a->blocksize;
-		if (a->type == UALG_ALG_SHASH) {
-			info.digestsize = a->u.shash.digestsize;
-		} else if (a->type == UALG_ALG_CIPHER) {
-			info.min_keysize = a->u.cipher.min_keysize;
-			info.max_keysize = a->u.cipher.max_keysize;
-		} else if (a->type == UALG_ALG_AEAD) {
-			info.digestsize = a->u.aead.maxauthsize;
-			info.ivsize = a->u.aead.ivsize;
-		} else if (a->type == UALG_ALG_RNG) {
-			info.digestsize = a->u.rng.seedsize;
-		} else {
-			info.min_keysize = a->u.skcipher.min_keysize;
-			info.max_keysize = a->u.skcipher.max_keysize;
-			info.ivsize = a->u.skcipher.ivsize;
-		}
-		return reply(c, UALG_MSG_ALGINFO, 0, 0, &info, sizeof(info), -1) ? -1 : 0;
-	}
-	return reply(c, UALG_MSG_ALGINFO, 0, -ENOENT, NULL, 0, -1) ? -1 : 0;
+	logmsg(2, "admin request %u: %d", type, r);
+	return reply(c, type, 0, r, out, outlen, -1) ? -1 : 0;
 }
 
 /* Dispatches one frame; returns 0, 1 (parked) or -1 (drop connection). */
@@ -430,7 +399,15 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 	case UALG_MSG_RECV: return on_recv(c, body, blen);
 	case UALG_MSG_POLL: return on_poll(c, blen);
 	case UALG_MSG_CANCEL: return on_cancel(c, blen);
-	case UALG_MSG_ALGINFO: return on_alginfo(c, body, blen);
+	case UALG_MSG_ALG_GET:
+	case UALG_MSG_ALG_DUMP:
+	case UALG_MSG_ALG_UPDATE:
+	case UALG_MSG_ALG_NEW:
+	case UALG_MSG_ALG_DEL:
+	case UALG_MSG_ALG_SAVE:
+	case UALG_MSG_ALG_DISABLE:
+	case UALG_MSG_ALG_CHECK_ADMIN:
+		return on_admin(c, h.type, body, blen);
 	default: return -1;
 	}
 }
@@ -576,6 +553,32 @@ static int listen_on(const char *path)
 	return fd;
 }
 
+/* Root, or a member of the configured admin group (SO_PEERGROUPS gives
+ * the peer's supplementary groups as they were at connect()). */
+static bool peer_is_admin(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	const struct algd_config *cfg = config_get();
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		return false;
+	if (cred.uid == 0)
+		return true;
+	if (!cfg->has_admin_gid)
+		return false;
+	if (cred.gid == cfg->admin_gid)
+		return true;
+	gid_t groups[256];
+	len = sizeof(groups);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len))
+		return false;
+	for (size_t i = 0; i < len / sizeof(gid_t); i++)
+		if (groups[i] == cfg->admin_gid)
+			return true;
+	return false;
+}
+
 static void on_listener(int lfd)
 {
 	for (;;) {
@@ -583,10 +586,13 @@ static void on_listener(int lfd)
 		if (fd < 0)
 			return;
 		struct alg_sock *sk = afalg_sock_new();
-		if (!sk || !conn_add(fd, sk, false)) {
+		struct conn *c = sk ? conn_add(fd, sk, false) : NULL;
+		if (!c) {
 			afalg_sock_put(sk);
 			close(fd);
+			continue;
 		}
+		c->admin = peer_is_admin(fd);
 	}
 }
 
@@ -631,9 +637,14 @@ int server_run(const struct server_opts *opts)
 				on_listener(lfd);
 			} else if (tag == &signal_tag) {
 				struct signalfd_siginfo si;
-				while (read(sfd, &si, sizeof(si)) == sizeof(si))
+				while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 					if (si.ssi_signo != SIGHUP)
 						running = false;
+					else if (config_reload())
+						logmsg(0, "configuration not reloaded; old settings kept");
+					else
+						logmsg(0, "configuration reloaded");
+				}
 			} else {
 				struct conn *c = tag;
 				if (evs[i].events & EPOLLIN)

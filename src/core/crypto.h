@@ -130,6 +130,13 @@ struct ualg_alg {
 
 	/* Registry bookkeeping. */
 	enum ualg_selftest selftest;
+	bool dead;			/* unregistered; freed when its last user goes */
+	bool disabled;			/* configuration keeps it out of lookups */
+	struct ualg_alg_stats {		/* what CRYPTO_MSG_GETSTAT reported */
+		uint64_t ops;		/* requests: cipher calls, blocks, digests */
+		uint64_t bytes;		/* bytes they processed */
+		uint64_t errors;	/* requests that failed */
+	} stats;
 	unsigned refcnt;		/* transforms and instances using it */
 	struct ualg_alg *spawns[2];	/* what a template instance is built on */
 	void (*destroy)(struct ualg_alg *alg);	/* frees an instance */
@@ -161,6 +168,22 @@ void ualg_alg_get(struct ualg_alg *alg);
 void ualg_alg_put(struct ualg_alg *alg);
 /* Iterates the registry in registration order; start with NULL. */
 const struct ualg_alg *ualg_alg_next(const struct ualg_alg *prev);
+
+/* Administration (crypto_user).  An instance is an algorithm a template
+ * built.  Changing a priority unregisters the instances built on the
+ * algorithm, so that later lookups build them again over the new best
+ * choice (crypto_remove_spawns); ones in use live on until released. */
+static inline bool ualg_alg_is_instance(const struct ualg_alg *alg)
+{
+	return alg->spawns[0] != NULL;
+}
+void ualg_alg_set_priority(struct ualg_alg *alg, int priority);
+/* Finds or builds name (generic or driver) of any type, as
+ * crypto_alg_mod_lookup; returns 0 or -errno, holding no reference. */
+int ualg_alg_instantiate(const char *name);
+/* Removes an unused instance: -EINVAL for a driver's own algorithm,
+ * -EBUSY while transforms or other instances use it. */
+int ualg_alg_unregister(struct ualg_alg *alg);
 const char *ualg_alg_type_name(enum ualg_alg_type type);
 
 /* Transforms (tfm.c) */

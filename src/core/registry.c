@@ -4,6 +4,7 @@
 #include "crypto.h"
 #include "template.h"
 
+#include "drivers/nettle.h"
 #include "drivers/openssl.h"
 
 #include <errno.h>
@@ -51,12 +52,19 @@ static struct ualg_alg *find_registered(const char *name)
 /* Exact driver-name matches win; otherwise the highest priority among
  * generic-name matches, as __crypto_alg_lookup does.  Algorithms that
  * failed their self-test are never returned. */
-static struct ualg_alg *best_match(enum ualg_alg_type type, const char *name)
+#define ANY_TYPE (-1)	/* crypto_user's NEWALG asks for a name of any type */
+
+static bool type_matches(const struct ualg_alg *a, int type)
+{
+	return type == ANY_TYPE || a->type == (enum ualg_alg_type)type;
+}
+
+static struct ualg_alg *best_match(int type, const char *name)
 {
 	struct ualg_alg *best = NULL;
 
 	for (struct ualg_alg *a = alg_list; a; a = a->next) {
-		if (a->type != type || a->selftest != UALG_SELFTEST_PASSED)
+		if (!type_matches(a, type) || a->selftest != UALG_SELFTEST_PASSED || a->disabled)
 			continue;
 		if (!strcmp(a->driver, name))
 			return a;
@@ -82,7 +90,9 @@ static const struct {
 	{ "rfc4106-gcm-aesni", "rfc4106(gcm-aes-openssl)" },
 };
 
-static struct ualg_alg *kernel_driver_alias(enum ualg_alg_type type, const char *name)
+static struct ualg_alg *lookup(int type, const char *name, int *err);
+
+static struct ualg_alg *kernel_driver_alias(int type, const char *name)
 {
 	const size_t len = strlen(name);
 	char alias[UALG_MAX_ALG_NAME + 8];
@@ -91,7 +101,7 @@ static struct ualg_alg *kernel_driver_alias(enum ualg_alg_type type, const char 
 		if (strcmp(name, kernel_driver_names[i].kernel))
 			continue;
 		int err;
-		struct ualg_alg *a = ualg_alg_lookup(type, kernel_driver_names[i].ours, &err);
+		struct ualg_alg *a = lookup(type, kernel_driver_names[i].ours, &err);
 		if (a)
 			ualg_alg_put(a);	/* registered: the caller takes its own */
 		return a;
@@ -103,8 +113,8 @@ static struct ualg_alg *kernel_driver_alias(enum ualg_alg_type type, const char 
 			continue;
 		snprintf(alias, sizeof(alias), "%.*s-openssl", (int)(len - sl), name);
 		for (struct ualg_alg *a = alg_list; a; a = a->next)
-			if (a->type == type && a->selftest == UALG_SELFTEST_PASSED &&
-			    !strcmp(a->driver, alias))
+			if (type_matches(a, type) && a->selftest == UALG_SELFTEST_PASSED &&
+			    !a->disabled && !strcmp(a->driver, alias))
 				return a;
 	}
 	return NULL;
@@ -122,7 +132,7 @@ int ualg_register(struct ualg_alg *alg)
 	return 0;
 }
 
-static struct ualg_alg *instantiate(enum ualg_alg_type type, const char *name, int *err)
+static struct ualg_alg *instantiate(int type, const char *name, int *err)
 {
 	char tname[UALG_MAX_ALG_NAME];
 	char args[UALG_TMPL_MAX_ARGS][UALG_MAX_ALG_NAME];
@@ -155,14 +165,14 @@ static struct ualg_alg *instantiate(enum ualg_alg_type type, const char *name, i
 		ualg_instance_free(inst);
 		inst = dup;
 	}
-	if (inst->type != type || inst->selftest != UALG_SELFTEST_PASSED) {
+	if (!type_matches(inst, type) || inst->selftest != UALG_SELFTEST_PASSED) {
 		*err = inst->selftest == UALG_SELFTEST_FAILED ? ELIBBAD : ENOENT;
 		return NULL;
 	}
 	return inst;
 }
 
-struct ualg_alg *ualg_alg_lookup(enum ualg_alg_type type, const char *name, int *err)
+static struct ualg_alg *lookup(int type, const char *name, int *err)
 {
 	if (strnlen(name, UALG_MAX_ALG_NAME) >= UALG_MAX_ALG_NAME) {
 		*err = ENAMETOOLONG;
@@ -174,7 +184,7 @@ struct ualg_alg *ualg_alg_lookup(enum ualg_alg_type type, const char *name, int 
 	if (!alg) {
 		/* Present but failed its self-test: ELIBBAD, as the kernel. */
 		for (struct ualg_alg *a = alg_list; a; a = a->next)
-			if (a->type == type && a->selftest == UALG_SELFTEST_FAILED &&
+			if (type_matches(a, type) && a->selftest == UALG_SELFTEST_FAILED &&
 			    (!strcmp(a->driver, name) || !strcmp(a->name, name))) {
 				*err = ELIBBAD;
 				return NULL;
@@ -187,6 +197,20 @@ struct ualg_alg *ualg_alg_lookup(enum ualg_alg_type type, const char *name, int 
 	return alg;
 }
 
+struct ualg_alg *ualg_alg_lookup(enum ualg_alg_type type, const char *name, int *err)
+{
+	return lookup((int)type, name, err);
+}
+
+int ualg_alg_instantiate(const char *name)
+{
+	int err = 0;
+	struct ualg_alg *alg = lookup(ANY_TYPE, name, &err);
+
+	ualg_alg_put(alg);
+	return alg ? 0 : -err;
+}
+
 void ualg_alg_get(struct ualg_alg *alg)
 {
 	alg->refcnt++;
@@ -194,8 +218,58 @@ void ualg_alg_get(struct ualg_alg *alg)
 
 void ualg_alg_put(struct ualg_alg *alg)
 {
-	if (alg && alg->refcnt)
-		alg->refcnt--;
+	if (alg && alg->refcnt && !--alg->refcnt && alg->dead)
+		ualg_instance_free(alg);
+}
+
+static void unlink_alg(struct ualg_alg *alg)
+{
+	for (struct ualg_alg **p = &alg_list; *p; p = &(*p)->next)
+		if (*p == alg) {
+			*p = alg->next;
+			if (alg_tail == &alg->next)
+				alg_tail = p;
+			alg->next = NULL;
+			return;
+		}
+}
+
+/* Unregisters an instance, freeing it now or when its last user goes. */
+static void retire(struct ualg_alg *inst)
+{
+	unlink_alg(inst);
+	inst->dead = true;
+	if (!inst->refcnt)
+		ualg_instance_free(inst);
+}
+
+static void remove_spawns(struct ualg_alg *alg)
+{
+	for (struct ualg_alg *a = alg_list; a;) {
+		if (a->spawns[0] != alg && a->spawns[1] != alg) {
+			a = a->next;
+			continue;
+		}
+		remove_spawns(a);
+		retire(a);
+		a = alg_list;	/* the list changed under us */
+	}
+}
+
+void ualg_alg_set_priority(struct ualg_alg *alg, int priority)
+{
+	remove_spawns(alg);
+	alg->priority = priority;
+}
+
+int ualg_alg_unregister(struct ualg_alg *alg)
+{
+	if (!ualg_alg_is_instance(alg))
+		return -EINVAL;
+	if (alg->refcnt)
+		return -EBUSY;
+	retire(alg);
+	return 0;
 }
 
 const struct ualg_alg *ualg_alg_next(const struct ualg_alg *prev)
@@ -205,7 +279,9 @@ const struct ualg_alg *ualg_alg_next(const struct ualg_alg *prev)
 
 int ualg_core_init(void)
 {
-	return ualg_openssl_register();
+	int r = ualg_openssl_register();
+
+	return r ? r : ualg_nettle_register();
 }
 
 /* Frees everything at once: instances are not unlinked from their spawns

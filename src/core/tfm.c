@@ -107,6 +107,15 @@ int ualg_tfm_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
 	return r;
 }
 
+/* Counts one request of an algorithm in its statistics; returns r. */
+static int account(struct ualg_alg *alg, bool request, size_t bytes, int r)
+{
+	alg->stats.ops += request;
+	alg->stats.bytes += bytes;
+	alg->stats.errors += r < 0;
+	return r;
+}
+
 unsigned ualg_hash_digestsize(const struct ualg_tfm *tfm)
 {
 	return tfm->alg->u.shash.digestsize;
@@ -139,12 +148,16 @@ int ualg_hash_init(struct ualg_hash_desc *desc, struct ualg_tfm *tfm)
 
 int ualg_hash_update(struct ualg_hash_desc *desc, const uint8_t *data, size_t len)
 {
-	return desc->tfm->alg->u.shash.update(desc, data, len);
+	struct ualg_alg *alg = desc->tfm->alg;
+
+	return account(alg, false, len, alg->u.shash.update(desc, data, len));
 }
 
 int ualg_hash_final(struct ualg_hash_desc *desc, uint8_t *out)
 {
-	return desc->tfm->alg->u.shash.final(desc, out);
+	struct ualg_alg *alg = desc->tfm->alg;
+
+	return account(alg, true, 0, alg->u.shash.final(desc, out));
 }
 
 int ualg_hash_clone(struct ualg_hash_desc *dst, const struct ualg_hash_desc *src)
@@ -188,16 +201,19 @@ int ualg_skcipher_crypt(struct ualg_tfm *tfm, bool enc, uint8_t *iv,
 
 	if (tfm->need_key)
 		return -ENOKEY;
-	return enc ? ops->encrypt(tfm, iv, src, dst, len) : ops->decrypt(tfm, iv, src, dst, len);
+	return account(tfm->alg, true, len,
+		       enc ? ops->encrypt(tfm, iv, src, dst, len) : ops->decrypt(tfm, iv, src, dst, len));
 }
 
 void ualg_cipher_encrypt_one(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *src)
 {
+	account(tfm->alg, true, tfm->alg->blocksize, 0);
 	tfm->alg->u.cipher.encrypt(tfm, dst, src);
 }
 
 void ualg_cipher_decrypt_one(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *src)
 {
+	account(tfm->alg, true, tfm->alg->blocksize, 0);
 	tfm->alg->u.cipher.decrypt(tfm, dst, src);
 }
 
@@ -221,7 +237,7 @@ int ualg_aead_encrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req)
 {
 	if (tfm->need_key)
 		return -ENOKEY;
-	return tfm->alg->u.aead.encrypt(tfm, req);
+	return account(tfm->alg, true, req->assoclen + req->cryptlen, tfm->alg->u.aead.encrypt(tfm, req));
 }
 
 int ualg_aead_decrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req)
@@ -230,7 +246,7 @@ int ualg_aead_decrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req)
 		return -ENOKEY;
 	if (req->cryptlen < tfm->authsize)
 		return -EINVAL;
-	return tfm->alg->u.aead.decrypt(tfm, req);
+	return account(tfm->alg, true, req->assoclen + req->cryptlen, tfm->alg->u.aead.decrypt(tfm, req));
 }
 
 int ualg_rng_seed(struct ualg_tfm *tfm, const uint8_t *seed, size_t len)
@@ -240,7 +256,7 @@ int ualg_rng_seed(struct ualg_tfm *tfm, const uint8_t *seed, size_t len)
 
 int ualg_rng_generate(struct ualg_tfm *tfm, uint8_t *out, size_t len)
 {
-	return tfm->alg->u.rng.generate(tfm, out, len);
+	return account(tfm->alg, true, len, tfm->alg->u.rng.generate(tfm, out, len));
 }
 
 int ualg_rng_set_entropy(struct ualg_tfm *tfm, const uint8_t *entropy, size_t len)

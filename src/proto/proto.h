@@ -47,7 +47,16 @@ enum ualg_msg_type {
 	UALG_MSG_RECV,
 	UALG_MSG_POLL,		/* readiness of the socket: result is a poll mask */
 	UALG_MSG_CANCEL,	/* a signal ended the caller's wait (see server.c) */
-	UALG_MSG_ALGINFO,	/* a registered algorithm's properties (crypto_user) */
+	UALG_MSG_ALGINFO,	/* retired: superseded by UALG_MSG_ALG_GET */
+	/* 32-47: algorithm administration; bodies are struct ualg_alg_req. */
+	UALG_MSG_ALG_GET = 32,	/* crypto_alg_match(): reply one ualg_alg_rec */
+	UALG_MSG_ALG_DUMP,	/* from .start on: result n, n ualg_alg_recs (0: end) */
+	UALG_MSG_ALG_UPDATE,	/* CRYPTO_MSG_UPDATEALG: .priority of .driver */
+	UALG_MSG_ALG_NEW,	/* CRYPTO_MSG_NEWALG: instantiate .driver or .name */
+	UALG_MSG_ALG_DEL,	/* CRYPTO_MSG_DELALG: unregister instance .driver */
+	UALG_MSG_ALG_SAVE,	/* write the current settings to algd's config file */
+	UALG_MSG_ALG_DISABLE,	/* take .driver out of lookups (.priority 1) or back (0) */
+	UALG_MSG_ALG_CHECK_ADMIN,	/* 0 if the peer may make changes, else -EPERM */
 	UALG_MSG_TYPE_MAX = 128,
 };
 
@@ -134,18 +143,41 @@ struct ualg_recv {
 
 #define UALG_FRAME_PARTS 64	/* iovecs one frame may gather from */
 
-/* CRYPTO_MSG_GETALG, as crypto_alg_match(p, 0): by driver name when one is
- * given, else by generic name; registered algorithms only. */
-struct ualg_alginfo_req {
-	char name[64], driver[64];	/* NUL-terminated within */
+/* Algorithm administration.  Matching is crypto_user's crypto_alg_match():
+ * by driver name when one is given, else (unless EXACT) by generic name,
+ * among registered algorithms whose kernel flags agree with type under
+ * mask; the most recently registered wins, as the kernel's list order.
+ * Changes (UPDATE, NEW, DEL, SAVE, DISABLE) need root or algd's admin group
+ * (SO_PEERCRED), else -EPERM. */
+#define UALG_ALG_REQ_EXACT 0x1u		/* driver name only */
+#define UALG_ALG_REQ_PRIORITY 0x2u	/* .priority is given */
+#define UALG_ALG_REQ_FLAGS_ALL 0x3u
+
+struct ualg_alg_req {
+	char name[128], driver[128];	/* NUL-terminated within */
+	uint32_t type, mask;		/* cru_type, cru_mask */
+	uint32_t flags;			/* UALG_ALG_REQ_* */
+	uint32_t priority;
+	uint32_t start;			/* DUMP: first record wanted */
+	uint32_t reserved;		/* must be zero */
 };
 
-struct ualg_alginfo {
-	char name[64], driver[64], module[64];
-	uint32_t type;		/* the core's enum ualg_alg_type */
-	uint32_t priority, refcnt, tested;
-	uint32_t blocksize, digestsize, min_keysize, max_keysize, ivsize;
-	/* digestsize is an aead's maxauthsize and an rng's seedsize */
+/* The kernel's cra_flags bits algd reports. */
+#define UALG_KFLAG_TYPE_MASK 0x0000000fu
+#define UALG_KFLAG_TESTED 0x00000400u
+#define UALG_KFLAG_INSTANCE 0x00000800u
+
+struct ualg_alg_rec {
+	char name[128], driver[128], module[64];
+	uint32_t kflags;		/* as cra_flags: type bits, TESTED, INSTANCE */
+	uint32_t type;			/* the core's enum ualg_alg_type */
+	int32_t priority;
+	uint32_t refcnt;		/* as /proc/crypto: the registry's reference included */
+	uint32_t selftest;		/* the core's enum ualg_selftest */
+	uint32_t disabled;		/* 1: left out of lookups by configuration */
+	uint32_t blocksize, digestsize, min_keysize, max_keysize, ivsize, chunksize;
+	uint32_t maxauthsize, seedsize;	/* aead, rng */
+	uint64_t ops, bytes, errors;	/* the algorithm's statistics */
 };
 
 /* Sends one frame: header, then the given parts, optionally passing fd
@@ -168,6 +200,13 @@ ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body
  * checks the reply.  Returns 0, or -EPROTO when algd does not answer with
  * this protocol version (or -errno of the exchange). */
 int ualg_hello(int sock);
+
+/* One administration request on a greeted connection: sends q, receives
+ * the reply's data into out (outsize bytes) and its length into *outlen.
+ * Checks the reply's shape (GET: one record, DUMP: result records, others
+ * none).  Returns the reply's result, or -EPROTO / -errno of the exchange. */
+int ualg_admin_call(int sock, uint16_t type, const struct ualg_alg_req *q,
+		    void *out, size_t outsize, size_t *outlen);
 
 /* The default algd socket path for this user, into buf. */
 int ualg_default_socket_path(char *buf, size_t size);

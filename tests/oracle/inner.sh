@@ -1,7 +1,8 @@
 #!/bin/bash
 # Runs INSIDE the oracle guest (Linux 6.1 with AF_ALG), with the output folder as
 # the current directory; called by tests/oracle/record.sh.  usage: inner.sh REPO
-# Writes: proc-crypto.txt hash_skcipher.txt aead_rng.txt kcapi.txt kcapi-aead.txt python-test-socket.txt
+# Writes: proc-crypto.txt crypto-user.txt hash_skcipher.txt aead_rng.txt kcapi.txt kcapi-aead.txt
+#         python-test-socket.txt
 #         python-test-socket-full.txt  (and inner.log with statuses)
 set -u
 REPO=$1
@@ -12,6 +13,8 @@ note "kernel $(uname -r)"
 
 # /proc/crypto first, before any test instantiates more algorithms.
 cat /proc/crypto > proc-crypto.txt || fail=1
+# crypto_user's answers, also from the boot-time registry.
+python3 "$REPO/tests/netlink/nlclient.py" record > crypto-user.txt 2>> inner.log || { note "nlclient.py record failed"; fail=1; }
 
 python3 "$REPO/tests/diff/run.py" "$REPO/tests/diff/cases_hash_skcipher.py" --record hash_skcipher.txt \
     >> inner.log 2>&1 || { note "run.py --record failed"; fail=1; }

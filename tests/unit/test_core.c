@@ -359,6 +359,88 @@ static void test_aead_instances(void)
 	}
 }
 
+static size_t unhex(const char *hex, uint8_t *out)
+{
+	size_t n = 0;
+
+	for (; hex[0] && hex[1]; hex += 2)
+		sscanf(hex, "%2hhx", &out[n++]);
+	return n;
+}
+
+/* McGrew and Viega, "The Galois/Counter Mode of Operation (GCM)", test
+ * cases 2 and 4 (also in NIST's GCM validation vectors). */
+static const struct {
+	const char *key, *iv, *aad, *pt, *ct_tag;
+} gcm_vectors[] = {
+	{ "00000000000000000000000000000000", "000000000000000000000000", "",
+	  "00000000000000000000000000000000",
+	  "0388dace60b6a392f328c2b971b2fe78ab6e47d42cec13bdf53a67b21257bddf" },
+	{ "feffe9928665731c6d6a8f9467308308", "cafebabefacedbaddecaf888",
+	  "feedfacedeadbeeffeedfacedeadbeefabaddad2",
+	  "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39",
+	  "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091"
+	  "5bc94fbc3221a5db94fae95ae7121a47" },
+};
+
+static void test_gcm_vectors(const char *driver)
+{
+	struct ualg_alg *a;
+	struct ualg_tfm *t = aead_tfm(driver, &a);
+
+	for (size_t i = 0; i < sizeof(gcm_vectors) / sizeof(gcm_vectors[0]); i++) {
+		uint8_t key[32], iv[12], aad[64], pt[64], want[96], buf[96];
+		size_t kl = unhex(gcm_vectors[i].key, key), al = unhex(gcm_vectors[i].aad, aad);
+		size_t pl = unhex(gcm_vectors[i].pt, pt), wl = unhex(gcm_vectors[i].ct_tag, want);
+		unhex(gcm_vectors[i].iv, iv);
+		memcpy(buf, pt, pl);
+		int good = t && !ualg_tfm_setkey(t, key, kl) && !aead_run(t, 1, aad, al, buf, pl, iv, 12) &&
+			   !memcmp(buf, want, wl);
+		ok(good, "%s: GCM specification test case %zu encrypts", driver, i ? 4 : 2);
+		good = t && !aead_run(t, 0, aad, al, buf, wl, iv, 12) && !memcmp(buf, pt, pl);
+		ok(good, "%s: test case %zu decrypts", driver, i ? 4 : 2);
+		memcpy(buf, want, wl);
+		buf[wl - 1] ^= 1;
+		good = t && aead_run(t, 0, aad, al, buf, wl, iv, 12) == -EBADMSG;
+		ok(good, "%s: a flipped tag bit gives EBADMSG", driver);
+		if (i)	/* case 2's plaintext is zeros, like a wiped buffer */
+			ok(memcmp(buf, pt, pl), "%s: and leaves no plaintext", driver);
+	}
+	aead_free(t, a);
+}
+
+/* Two AEAD drivers on random keys, IVs, associated data and texts, with
+ * each tag size: the same output, and each decrypts the other's. */
+static void cross_check_gcm(const char *d1, const char *d2)
+{
+	struct ualg_alg *a1, *a2;
+	struct ualg_tfm *t1 = aead_tfm(d1, &a1), *t2 = aead_tfm(d2, &a2);
+	static const unsigned tags[] = { 16, 12, 8, 4 };
+	uint8_t key[32], iv[12], aad[40], pt[1000], o1[1016], o2[1016];
+	int same = t1 && t2;
+
+	for (int round = 0; same && round < 40; round++) {
+		const size_t kl = 16 + 8 * (size_t)(round % 3), al = (size_t)round % 41;
+		const size_t pl = (size_t)round * 25 % 1001;
+		const unsigned tag = tags[round % 4];
+		RAND_bytes(key, sizeof(key));
+		RAND_bytes(iv, sizeof(iv));
+		RAND_bytes(aad, sizeof(aad));
+		RAND_bytes(pt, sizeof(pt));
+		memcpy(o1, pt, pl);
+		memcpy(o2, pt, pl);
+		same = !ualg_tfm_setkey(t1, key, kl) && !ualg_tfm_setkey(t2, key, kl) &&
+		       !ualg_aead_setauthsize(t1, tag) && !ualg_aead_setauthsize(t2, tag) &&
+		       !aead_run(t1, 1, aad, al, o1, pl, iv, 12) && !aead_run(t2, 1, aad, al, o2, pl, iv, 12) &&
+		       !memcmp(o1, o2, pl + tag) &&
+		       !aead_run(t1, 0, aad, al, o2, pl + tag, iv, 12) && !aead_run(t2, 0, aad, al, o1, pl + tag, iv, 12) &&
+		       !memcmp(o1, pt, pl) && !memcmp(o2, pt, pl);
+	}
+	ok(same, "%s and %s agree on random data with every tag size", d1, d2);
+	aead_free(t1, a1);
+	aead_free(t2, a2);
+}
+
 int main(void)
 {
 	ok(ualg_core_init() == 0, "core initialises");
@@ -370,6 +452,18 @@ int main(void)
 	cross_check_skcipher("xts(aes-openssl)", "xts-aes-openssl", 48, 4096, 0);
 	cross_check_skcipher("cts(cbc(aes-openssl))", "cts-cbc-aes-openssl", 16, 4001, 0);
 	cross_check_skcipher("cbc(des3_ede-openssl)", "cbc-des3_ede-openssl", 24, 4096, 1);
+	/* Nettle's drivers against OpenSSL's: two independent libraries. */
+	cross_check_skcipher("ecb-aes-nettle", "ecb-aes-openssl", 32, 4096, 1);
+	cross_check_skcipher("cbc-aes-nettle", "cbc-aes-openssl", 24, 4096, 1);
+	cross_check_skcipher("ctr-aes-nettle", "ctr-aes-openssl", 16, 4093, 1);
+	cross_check_skcipher("cbc(aes-nettle)", "cbc-aes-openssl", 16, 4096, 1);
+	test_gcm_vectors("gcm-aes-openssl");
+	test_gcm_vectors("gcm-aes-nettle");
+	cross_check_gcm("gcm-aes-nettle", "gcm-aes-openssl");
+	cross_check_hmac("hmac(sha224-nettle)", "hmac-sha224-openssl");
+	cross_check_hmac("hmac(sha256-nettle)", "hmac-sha256-openssl");
+	cross_check_hmac("hmac(sha384-nettle)", "hmac-sha384-openssl");
+	cross_check_hmac("hmac(sha512-nettle)", "hmac-sha512-openssl");
 	cross_check_hmac("hmac(sha1-openssl)", "hmac-sha1-openssl");
 	cross_check_hmac("hmac(sha256-openssl)", "hmac-sha256-openssl");
 	cross_check_hmac("hmac(sha512-openssl)", "hmac-sha512-openssl");
