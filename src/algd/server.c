@@ -469,7 +469,10 @@ static void reap_closed_children(const struct conn *c)
 		if (!o->sk || o->sk->parent != c->sk)
 			continue;
 		struct pollfd p = { .fd = o->fd, .events = POLLIN | POLLRDHUP };
-		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP)) && !(p.revents & POLLIN))
+		char b;
+		/* Hung up with nothing left to read (EOF is also POLLIN). */
+		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP)) &&
+		    recv(o->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
 			conn_close(o);
 	}
 }
