@@ -37,7 +37,8 @@ static int decrypt_copy(struct ualg_tfm *tfm, struct afalg_tx *tx, uint8_t *out,
 
 	if (!buf)
 		return -ENOMEM;
-	memcpy(buf, afalg_tx_data(tx), processed);
+	if (processed)
+		memcpy(buf, afalg_tx_data(tx), processed);
 	afalg_tx_pull(tx, processed);
 	const struct ualg_aead_req req = {
 		.aad = buf, .assoclen = assoclen,
@@ -76,7 +77,8 @@ static int aead_one(struct alg_sock *op, uint8_t *out, size_t len)
 		int r = decrypt_copy(tfm, tx, out, assoclen, used);
 		return r ? r : (int)outlen;
 	}
-	memcpy(out, afalg_tx_data(tx), assoclen + used);
+	if (assoclen + used)	/* an empty queue has no buffer at all */
+		memcpy(out, afalg_tx_data(tx), assoclen + used);
 	afalg_tx_pull(tx, assoclen + used);
 	const struct ualg_aead_req req = {
 		.aad = out, .assoclen = assoclen,

@@ -43,10 +43,15 @@ struct conn {
 	uint8_t *rest;		/* an answer's bytes beyond its first frame */
 	size_t rest_len, rest_off;
 	bool admin;		/* the peer may change algorithms */
+	bool closed;		/* freed after the current batch of events */
 	struct conn *prev, *next;
 };
 
 static struct conn *conns;
+/* Connections closed while handling a batch of events: later events of
+ * the same batch may still point at them (a child reaped by its parent's
+ * request), so they are freed only once the batch is done. */
+static struct conn *closed_conns;
 static int epfd = -1;
 static int verbose;
 static _Alignas(8) uint8_t rxbuf[UALG_FRAME_MAX];	/* header, then body */
@@ -133,7 +138,20 @@ static void conn_close(struct conn *c)
 		conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	free(c);
+	c->closed = true;
+	c->fd = -1;
+	c->sk = NULL;
+	c->next = closed_conns;
+	closed_conns = c;
+}
+
+static void free_closed_conns(void)
+{
+	while (closed_conns) {
+		struct conn *c = closed_conns;
+		closed_conns = c->next;
+		free(c);
+	}
 }
 
 static int reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result,
@@ -650,15 +668,19 @@ int server_run(const struct server_opts *opts)
 				}
 			} else {
 				struct conn *c = tag;
+				if (c->closed)
+					continue;
 				if (evs[i].events & EPOLLIN)
 					on_readable(c);
 				else
 					conn_close(c);	/* HUP or error with nothing to read */
 			}
 		}
+		free_closed_conns();
 	}
 	while (conns)
 		conn_close(conns);
+	free_closed_conns();
 	close(lfd);
 	unlink(opts->socket_path);
 	return 0;
