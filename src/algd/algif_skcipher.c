@@ -15,8 +15,8 @@ struct skcipher_ctx {
 
 static int skcipher_accept(struct alg_sock *op, const struct alg_sock *from)
 {
-	(void)op;
 	(void)from;
+	((struct skcipher_ctx *)op->ctx)->tx.sndbuf = &op->sndbuf;
 	return 0;
 }
 

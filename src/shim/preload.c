@@ -16,7 +16,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/ioctl.h>
+#include <sys/select.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -86,6 +88,7 @@ void shim_resolve(void)
 __attribute__((constructor)) static void shim_init(void)
 {
 	shim_resolve();
+	shim_adopt_inherited();
 }
 
 static int fail(int err)
@@ -200,10 +203,56 @@ EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 	return 0;
 }
 
+/* SO_SNDBUF of an AF_ALG socket bounds its TX queue (af_alg_sndbuf()), which
+ * algd keeps: the value is computed as sock_setsockopt() does and never set
+ * on the real socket, whose frames must keep fitting. */
+#define SOCK_MIN_SNDBUF_ 4608	/* 2 * (2048 + sizeof(struct sk_buff)) on 6.1 */
+
+static int wmem_max(void)
+{
+	static atomic_int cached;
+	int v = atomic_load(&cached);
+	if (v)
+		return v;
+	v = 212992;
+	int f = open("/proc/sys/net/core/wmem_max", O_RDONLY | O_CLOEXEC);
+	if (f >= 0) {
+		char b[32] = { 0 };
+		if (next.read(f, b, sizeof(b) - 1) > 0 && atoi(b) > 0)
+			v = atoi(b);
+		real.close(f);
+	}
+	atomic_store(&cached, v);
+	return v;
+}
+
+static int set_sndbuf(int fd, struct afd *a, const void *val, socklen_t len)
+{
+	int v;
+	if (len < sizeof(int))
+		return fail(EINVAL);
+	if (copy_in(&v, val, sizeof(v)))
+		return fail(EFAULT);
+	unsigned u = (unsigned)v < (unsigned)wmem_max() ? (unsigned)v : (unsigned)wmem_max();
+	int bytes = (int)(u * 2) > SOCK_MIN_SNDBUF_ ? (int)(u * 2) : SOCK_MIN_SNDBUF_;
+	if (a->op) {
+		struct ualg_sndbuf b = { (uint32_t)bytes };
+		struct iovec part = { &b, sizeof(b) };
+		struct xact x = { .type = UALG_MSG_SNDBUF, .parts = &part, .nparts = 1 };
+		int r = client_xact(a, fd, &x);
+		if (r < 0)
+			return fail(-r);
+	}
+	a->sndbuf = bytes;
+	return 0;
+}
+
 EXPORT int setsockopt(int fd, int level, int optname, const void *val, socklen_t len)
 {
 	shim_resolve();
 	struct afd *a = afd_get(fd);
+	if (a && a->nl_peer < 0 && level == SOL_SOCKET && optname == SO_SNDBUF)
+		return set_sndbuf(fd, a, val, len);
 	if (!a || level == SOL_SOCKET)
 		return real.setsockopt(fd, level, optname, val, len);
 	if ((int)len < 0)
@@ -241,8 +290,8 @@ EXPORT int getsockopt(int fd, int level, int optname, void *val, socklen_t *len)
 	struct afd *a = afd_get(fd);
 	if (!a)
 		return real.getsockopt(fd, level, optname, val, len);
-	if (level == SOL_SOCKET && optname == SO_DOMAIN) {
-		int v = AF_ALG;
+	if (level == SOL_SOCKET && (optname == SO_DOMAIN || (optname == SO_SNDBUF && a->sndbuf))) {
+		int v = optname == SO_DOMAIN ? AF_ALG : a->sndbuf;
 		socklen_t l;
 		if (copy_in(&l, len, sizeof(l)))
 			return fail(EFAULT);
@@ -637,24 +686,69 @@ static ssize_t feed_from(int fd, struct afd *a, struct source *src, size_t len, 
 	return (ssize_t)done;
 }
 
+static ssize_t do_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov,
+		       int flags, int *msg_flags);
+
+static size_t pipe_room(int fd)
+{
+	int cap = fcntl(fd, F_GETPIPE_SZ);
+	size_t used = pipe_pending(fd);
+	return cap > 0 && (size_t)cap > used ? (size_t)cap - used : 0;
+}
+
 static bool is_pipe(int fd)
 {
 	struct stat st;
 	return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
+static bool is_socket(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/* splice() from an op socket into a pipe: sock_splice_read() falls back
+ * to a read of the socket (at most a pipe's worth), written to the pipe. */
+static ssize_t splice_out(int in, struct afd *a, int out, size_t len, unsigned flags)
+{
+	uint8_t buf[UALG_DATA_MAX];
+	size_t room = pipe_room(out);
+	if (len > room)
+		len = room;
+	if (len > sizeof(buf))
+		len = sizeof(buf);
+	if (!len)
+		return (flags & SPLICE_F_NONBLOCK) ? sfail(EAGAIN) : 0;
+	struct iovec iov = { buf, len };
+	ssize_t n = do_recv(in, a, &iov, 1, 0, NULL);
+	if (n > 0 && next.write(out, buf, (size_t)n) != n)
+		n = sfail(errno);
+	explicit_bzero(buf, n > 0 ? (size_t)n : 0);
+	return n;
+}
+
+/* do_splice()'s checks, in its order: one end must be a pipe; a pipe has
+ * no offset (ESPIPE); a socket cannot be written at an offset (EINVAL). */
 EXPORT ssize_t splice(int in, loff_t *off_in, int out, loff_t *off_out, size_t len, unsigned flags)
 {
 	shim_resolve();
-	struct afd *a = afd_get(out);
+	struct afd *a = afd_get(out), *ain = afd_get(in);
+	if (ain && !a && is_pipe(out)) {
+		if (off_out)
+			return sfail(ESPIPE);
+		if (off_in)
+			return sfail(EINVAL);	/* sockets have no pread */
+		return splice_out(in, ain, out, len, flags);
+	}
 	if (!a)
 		return next.splice(in, off_in, out, off_out, len, flags);
-	if (off_out)
-		return sfail(ESPIPE);
 	if (!is_pipe(in))	/* one end of a splice must be a pipe */
 		return sfail(EINVAL);
 	if (off_in)
 		return sfail(ESPIPE);
+	if (off_out)
+		return sfail(EINVAL);
 	struct source src = { .fd = in, .pipe = true,
 			      .pipe_flags = flags & SPLICE_F_NONBLOCK };
 	return feed_from(out, a, &src, len, flags & SPLICE_F_MORE);
@@ -666,7 +760,7 @@ EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t len)
 	struct afd *a = afd_get(out);
 	if (!a)
 		return next.sendfile(out, in, off, len);
-	if (is_pipe(in))	/* 6.1's pipes have no splice_read */
+	if (is_pipe(in) || is_socket(in))	/* 6.1: neither has splice_read for this */
 		return sfail(EINVAL);
 	loff_t o = off ? *off : 0;
 	struct source src = { .fd = in, .off = off ? &o : NULL };
@@ -851,7 +945,7 @@ EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int 
 /* ---- readiness ------------------------------------------------------ */
 
 /* The mask sock_poll() gives an AF_ALG socket: algd knows its state. */
-static short alg_revents(int fd, struct afd *a, short events)
+short shim_alg_revents(int fd, struct afd *a, short events)
 {
 	struct xact x = { .type = UALG_MSG_POLL };
 	int r = client_xact(a, fd, &x);
@@ -867,26 +961,37 @@ static short alg_revents(int fd, struct afd *a, short events)
  * through another process sharing it. */
 static int do_poll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)
 {
-	int ready = 0, saved_fd[64];
+	int ready = 0, small_fd[64];
+	short small_mine[64];
 	bool ours = false;
 
-	if (n > 64)
-		return (int)syscall(SYS_ppoll, fds, n, ts, mask, _NSIG / 8);
-	for (nfds_t i = 0; i < n; i++) {
+	for (nfds_t i = 0; i < n && !ours; i++) {
 		struct afd *a = fds[i].fd >= 0 ? afd_get(fds[i].fd) : NULL;
-		saved_fd[i] = fds[i].fd;
-		if (!a || a->nl_peer >= 0)	/* netlink replies wait on the real socket */
-			continue;
-		ours = true;
-		fds[i].revents = alg_revents(fds[i].fd, a, fds[i].events);
-		ready += fds[i].revents != 0;
-		fds[i].fd = -1;		/* poll ignores it */
+		ours = a && a->nl_peer < 0;	/* netlink replies wait on the real socket */
 	}
 	if (!ours)
 		return (int)syscall(SYS_ppoll, fds, n, ts, mask, _NSIG / 8);
-	short mine[64];
-	for (nfds_t i = 0; i < n; i++)
-		mine[i] = fds[i].fd < 0 ? fds[i].revents : 0;
+	int *saved_fd = small_fd;
+	short *mine = small_mine;
+	if (n > 64) {
+		saved_fd = malloc(n * sizeof(*saved_fd));
+		mine = malloc(n * sizeof(*mine));
+		if (!saved_fd || !mine) {
+			free(saved_fd);
+			free(mine);
+			return fail(ENOMEM);
+		}
+	}
+	for (nfds_t i = 0; i < n; i++) {
+		struct afd *a = fds[i].fd >= 0 ? afd_get(fds[i].fd) : NULL;
+		saved_fd[i] = fds[i].fd;
+		mine[i] = 0;
+		if (!a || a->nl_peer >= 0)
+			continue;
+		mine[i] = shim_alg_revents(fds[i].fd, a, fds[i].events);
+		ready += mine[i] != 0;
+		fds[i].fd = -1;		/* poll ignores it */
+	}
 	struct timespec zero = { 0, 0 };
 	int r = (int)syscall(SYS_ppoll, fds, n, ready ? &zero : ts, mask, _NSIG / 8);
 	int err = errno;
@@ -894,6 +999,10 @@ static int do_poll(struct pollfd *fds, nfds_t n, const struct timespec *ts, cons
 		if (fds[i].fd < 0 && saved_fd[i] >= 0)
 			fds[i].revents = mine[i];
 		fds[i].fd = saved_fd[i];
+	}
+	if (saved_fd != small_fd) {
+		free(saved_fd);
+		free(mine);
 	}
 	if (r < 0) {
 		errno = err;
@@ -922,11 +1031,131 @@ EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
 	return poll(fds, n, timeout);
 }
 
+/* select() and pselect() with an emulated socket in a set become a poll
+ * over the set fds, mapped back as the kernel's do_select() maps a poll
+ * mask; without one they are the real calls. */
+#define SELECT_IN (POLLIN | POLLRDNORM | POLLRDBAND | POLLHUP | POLLERR)
+#define SELECT_OUT (POLLOUT | POLLWRNORM | POLLWRBAND | POLLERR)
+#define SELECT_EX POLLPRI
+
+static bool in_set(int fd, const fd_set *s)
+{
+	return s && FD_ISSET(fd, s);
+}
+
+static bool selects_ours(int n, const fd_set *r, const fd_set *w, const fd_set *e)
+{
+	for (int fd = 0; fd < n && fd < FD_SETSIZE; fd++)
+		if ((in_set(fd, r) || in_set(fd, w) || in_set(fd, e)) && afd_get(fd))
+			return true;
+	return false;
+}
+
+static int select_as_poll(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts,
+			  const sigset_t *mask)
+{
+	struct pollfd *p = calloc((size_t)n, sizeof(*p));
+	nfds_t np = 0;
+	if (!p)
+		return fail(ENOMEM);
+	for (int fd = 0; fd < n; fd++) {
+		short ev = (short)((in_set(fd, r) ? POLLIN : 0) | (in_set(fd, w) ? POLLOUT : 0) |
+				   (in_set(fd, e) ? POLLPRI : 0));
+		if (ev)
+			p[np++] = (struct pollfd){ .fd = fd, .events = ev };
+	}
+	int k = do_poll(p, np, ts, mask);
+	if (k < 0) {
+		free(p);
+		return -1;
+	}
+	int count = 0;
+	for (nfds_t i = 0; i < np; i++)
+		if (p[i].revents & POLLNVAL) {
+			free(p);
+			return fail(EBADF);
+		}
+	for (nfds_t i = 0; i < np; i++) {
+		int fd = p[i].fd;
+		short rev = p[i].revents;
+		struct { fd_set *set; short bits; } m[3] = { { r, SELECT_IN }, { w, SELECT_OUT }, { e, SELECT_EX } };
+		for (int j = 0; j < 3; j++) {
+			if (!in_set(fd, m[j].set))
+				continue;
+			if (rev & m[j].bits)
+				count++;
+			else
+				FD_CLR(fd, m[j].set);
+		}
+	}
+	free(p);
+	return count;
+}
+
+static int do_select(int n, fd_set *r, fd_set *w, fd_set *e, struct timespec *ts, const sigset_t *mask,
+		     bool update_ts)
+{
+	if (n < 0 || n > FD_SETSIZE || !selects_ours(n, r, w, e))
+		return -2;	/* the real call decides */
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int k = select_as_poll(n, r, w, e, ts, mask);
+	if (ts && update_ts) {	/* Linux's select() leaves the time not slept */
+		struct timespec t1, left;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		long long ns = (ts->tv_sec - (t1.tv_sec - t0.tv_sec)) * 1000000000LL +
+			       (ts->tv_nsec - (t1.tv_nsec - t0.tv_nsec));
+		if (ns < 0)
+			ns = 0;
+		left.tv_sec = ns / 1000000000LL;
+		left.tv_nsec = ns % 1000000000LL;
+		*ts = left;
+	}
+	return k;
+}
+
+EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
+{
+	shim_resolve();
+	struct timespec ts, *tsp = NULL;
+	if (tv) {
+		if (tv->tv_sec < 0 || tv->tv_usec < 0)
+			return fail(EINVAL);
+		ts.tv_sec = tv->tv_sec + tv->tv_usec / 1000000;
+		ts.tv_nsec = (tv->tv_usec % 1000000) * 1000;
+		tsp = &ts;
+	}
+	int k = do_select(n, r, w, e, tsp, NULL, true);
+	if (k == -2)
+		return (int)syscall(SYS_select, n, r, w, e, tv);
+	if (tv) {
+		tv->tv_sec = ts.tv_sec;
+		tv->tv_usec = ts.tv_nsec / 1000;
+	}
+	return k;
+}
+
+EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts, const sigset_t *mask)
+{
+	shim_resolve();
+	struct timespec copy, *tsp = NULL;
+	if (ts) {
+		copy = *ts;
+		tsp = &copy;
+	}
+	int k = do_select(n, r, w, e, tsp, mask, false);
+	if (k != -2)
+		return k;
+	struct { const sigset_t *ss; size_t len; } data = { mask, _NSIG / 8 };
+	return (int)syscall(SYS_pselect6, n, r, w, e, tsp, mask ? &data : NULL);
+}
+
 /* ---- descriptor bookkeeping ----------------------------------------- */
 
 EXPORT int close(int fd)
 {
 	shim_resolve();
+	epoll_forget(fd);	/* an emulated fd, or an epoll set */
 	afd_untrack(fd);
 	return real.close(fd);
 }
@@ -945,6 +1174,7 @@ static int dup_onto(int fd, int n, int r)
 {
 	if (r < 0 || fd == n)
 		return r;
+	epoll_forget(n);	/* the old n was closed */
 	struct afd *a = afd_get(fd);
 	if (a)
 		afd_share(n, a);
