@@ -919,6 +919,22 @@ EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 	return do_recv(fd, a, iov, (size_t)n, 0, NULL);
 }
 
+/* The plain read and write of an op socket, for AIO (aio.c): what
+ * sock_read_iter() and sock_write_iter() do for an iocb. */
+ssize_t shim_op_read(int fd, struct afd *a, const struct iovec *iov, size_t niov)
+{
+	size_t total;
+	int r = iov_total(iov, niov, &total);
+	if (r)
+		return sfail(-r);
+	return total ? do_recv(fd, a, iov, niov, 0, NULL) : 0;
+}
+
+ssize_t shim_op_write(int fd, struct afd *a, const struct iovec *iov, size_t niov)
+{
+	return do_send(fd, a, iov, niov, NULL, 0);
+}
+
 /* _FORTIFY_SOURCE builds call these instead. */
 EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
 {

@@ -88,6 +88,10 @@ short shim_alg_revents(int fd, struct afd *a, short events);
  * close() so that a closed fd leaves every set, as its last close does. */
 void epoll_forget(int fd);
 
+/* read()/write() of an emulated socket over iovecs (AIO, aio.c). */
+ssize_t shim_op_read(int fd, struct afd *a, const struct iovec *iov, size_t niov);
+ssize_t shim_op_write(int fd, struct afd *a, const struct iovec *iov, size_t niov);
+
 /* inherit.c: adopts the algd connections a program inherited across
  * execve, which leaves the fd table empty.  Run once at load. */
 void shim_adopt_inherited(void);
