@@ -1256,3 +1256,188 @@ def unknown_flags_send_recv(c):
     c.recv(o, 16, MSG_OOB)
     c.recv(o, 16, MSG_PEEK)
     c.recv(o, 32, MSG_TRUNC)
+
+
+# ====================================================================== aead and rng (main's types)
+
+# NIST GCM test case 4 (AES-128, 60-byte text, 20-byte AAD), as cases_aead_rng.py.
+GCM_K = h("feffe9928665731c6d6a8f9467308308")
+GCM_IV = h("cafebabefacedbaddecaf888")
+GCM_P = h("d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72"
+          "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39")
+GCM_A = h("feedfacedeadbeeffeedfacedeadbeefabaddad2")
+
+
+def aead(c, setup=True, assoclen=len(GCM_A)):
+    t, o = opfd(c, "aead", "gcm(aes)", key=GCM_K)
+    if setup:
+        c.sendmsg(o, b"", [cmsg_op(ALG_OP_ENCRYPT), cmsg_iv(GCM_IV), cmsg_assoclen(assoclen)], MSG_MORE)
+    return t, o
+
+
+@case
+def splice_aead_gcm(c):
+    t, o = aead(c)
+    r, w = c.pipe()
+    c.write(w, GCM_A + GCM_P)
+    c.splice(r, o, len(GCM_A) + len(GCM_P))
+    c.read(o, len(GCM_A) + len(GCM_P) + 16)
+
+
+@case
+def splice_aead_more(c):
+    t, o = aead(c)
+    r, w = c.pipe()
+    c.write(w, GCM_A)
+    c.splice(r, o, len(GCM_A), SPLICE_F_MORE)
+    c.poll(o)
+    c.write(w, GCM_P)
+    c.splice(r, o, len(GCM_P))
+    c.read(o, len(GCM_A) + len(GCM_P) + 16)
+
+
+@case
+def vmsplice_aead_gcm(c):
+    t, o = aead(c)
+    r, w = c.pipe()
+    c.vmsplice(w, [GCM_A, GCM_P])
+    c.splice(r, o, len(GCM_A) + len(GCM_P))
+    c.read(o, len(GCM_A) + len(GCM_P) + 16)
+
+
+@case
+def sendfile_aead_gcm(c):
+    t, o = aead(c)
+    f = c.tmpfile(GCM_A + GCM_P)
+    c.sendfile(o, f, len(GCM_A) + len(GCM_P))
+    c.read(o, len(GCM_A) + len(GCM_P) + 16)
+
+
+@case
+def sendfile_aead_beyond_eof(c):
+    t, o = aead(c)
+    f = c.tmpfile(GCM_A + GCM_P)
+    c.sendfile(o, f, 4096)
+    c.poll(o)
+    c.recv(o, 256, MSG_DONTWAIT)
+
+
+@case
+def readiness_aead(c):
+    t, o = opfd(c, "aead", "gcm(aes)", key=GCM_K)
+    e = c.epoll_create()
+    c.epoll_ctl(e, EPOLL_CTL_ADD, o, POLLIN | POLLOUT)
+    c.select([o], [o])
+    c.epoll_wait(e)
+    c.sendmsg(o, GCM_A, [cmsg_op(ALG_OP_ENCRYPT), cmsg_iv(GCM_IV), cmsg_assoclen(len(GCM_A))], MSG_MORE)
+    c.select([o], [o])
+    c.epoll_wait(e)
+    c.send(o, GCM_P)
+    c.select([o], [o])
+    c.epoll_wait(e)
+
+
+@case
+def sndbuf_aead_limit(c):
+    t, o = aead(c, assoclen=0)
+    c.setsockopt(o, SOL_SOCKET, SO_SNDBUF, int32(4096))
+    c.send(o, pat(65536, 11), MSG_DONTWAIT | MSG_MORE)
+    c.send(o, b"z" * 16, MSG_DONTWAIT | MSG_MORE)
+    c.poll(o)
+
+
+@case
+def nonblock_aead_read_nothing(c):
+    t, o = opfd(c, "aead", "gcm(aes)", key=GCM_K)
+    c.fcntl(o, F_SETFL, O_NONBLOCK)
+    c.read(o, 32)
+    c.recv(o, 32, MSG_WAITALL)
+
+
+@case
+def fork_aead(c):
+    t, o = aead(c)
+
+    def child(c):
+        c.send(o, GCM_A + GCM_P)
+    c.fork(child)
+    c.read(o, len(GCM_A) + len(GCM_P) + 16)
+
+
+def exec_aead_encrypt(c, fds):
+    o = fds["o1"]
+    c.send(o, GCM_A + GCM_P)
+    c.read(o, len(GCM_A) + len(GCM_P) + 16)
+
+
+@case
+def exec_inherits_aead(c):
+    t, o = aead(c)
+    c.exec(exec_aead_encrypt, [o])
+
+
+@case
+def aio_aead_pread(c):
+    t, o = aead(c)
+    c.send(o, GCM_A + GCM_P)
+    c.aio(o, 0, len(GCM_A) + len(GCM_P) + 16, resfd=True)
+
+
+@case
+def aio_aead_pwrite(c):
+    t, o = aead(c)
+    c.aio(o, 1, GCM_A + GCM_P)
+    c.read(o, len(GCM_A) + len(GCM_P) + 16)
+
+
+@case
+def accept_on_op_aead_rng(c):
+    t, o = opfd(c, "aead", "gcm(aes)", key=GCM_K)
+    c.accept(o)
+    t2 = tfm(c, "rng", "stdrng")
+    o2 = c.accept(t2)
+    c.accept(o2)
+
+
+@case
+def rng_readiness_and_misuse(c):
+    t = tfm(c, "rng", "stdrng")
+    o = c.accept(t)
+    c.poll(o)
+    c.select([o], [o])
+    e = c.epoll_create()
+    c.epoll_ctl(e, EPOLL_CTL_ADD, o, POLLIN | POLLOUT)
+    c.epoll_wait(e)
+    r, w = c.pipe()
+    c.write(w, b"abc")
+    c.splice(r, o, 3)
+    c.write(o, b"abc")
+    c.getsockopt(o, SOL_SOCKET, SO_SNDBUF)
+    c.shutdown(o)
+    c.getsockname(o)
+
+
+@case
+def splice_aead_to_tfm(c):
+    t = tfm(c, "aead", "gcm(aes)", key=GCM_K)
+    f = c.tmpfile(b"abc")
+    c.sendfile(t, f, 3)
+    r, w = c.pipe()
+    c.write(w, b"abc")
+    c.splice(r, t, 3)
+
+
+# ====================================================================== output iovec count
+
+def _rsgl_probe(n, seglen):
+    def f(c):
+        t, o = skc(c)
+        c.send(o, SP_P)
+        c.recvmsg(o, [seglen] * n)
+        c.recv(o, 64, MSG_DONTWAIT)
+    return f
+
+
+for _n in (4, 8, 16, 20, 22, 24, 26, 28, 32):
+    CASES.append(("iovec_rsgl_1B_x%d" % _n, _rsgl_probe(_n, 1)))
+CASES.append(("iovec_rsgl_16B_x4", _rsgl_probe(4, 16)))
