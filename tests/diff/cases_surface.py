@@ -9,6 +9,7 @@ real kernel is tests/golden/surface.txt.
 import struct
 
 from afalg import *  # noqa: F401,F403
+from casekit import pat, h, tfm, opfd
 
 CASES = []
 
@@ -16,27 +17,6 @@ CASES = []
 def case(fn):
     CASES.append((fn.__name__, fn))
     return fn
-
-
-def pat(n, seed=0):
-    return bytes(((i * 131 + seed * 7 + (i >> 8)) & 0xff) for i in range(n))
-
-
-def h(s):
-    return bytes.fromhex(s.replace(" ", ""))
-
-
-def tfm(c, typ, name, key=None):
-    t = c.socket()
-    c.bind(t, typ, name)
-    if key is not None:
-        c.setkey(t, key)
-    return t
-
-
-def opfd(c, typ, name, key=None):
-    t = tfm(c, typ, name, key)
-    return t, c.accept(t)
 
 
 def skc(c, alg="cbc(aes)", iv=None, setup=True):
