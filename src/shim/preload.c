@@ -61,6 +61,8 @@ static struct {
 	int (*shutdown)(int, int);
 	ssize_t (*splice)(int, loff_t *, int, loff_t *, size_t, unsigned);
 	ssize_t (*sendfile)(int, int, off_t *, size_t);
+	int (*sendmmsg)(int, struct mmsghdr *, unsigned, int);
+	int (*recvmmsg)(int, struct mmsghdr *, unsigned, int, struct timespec *);
 } next;
 
 static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
@@ -78,6 +80,7 @@ static void resolve(void)
 	RESOLVE(next, accept); RESOLVE(next, accept4); RESOLVE(next, connect);
 	RESOLVE(next, listen); RESOLVE(next, getsockname); RESOLVE(next, getpeername);
 	RESOLVE(next, shutdown); RESOLVE(next, splice); RESOLVE(next, sendfile);
+	RESOLVE(next, sendmmsg); RESOLVE(next, recvmmsg);
 }
 
 void shim_resolve(void)
@@ -956,6 +959,56 @@ EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int 
 	if (len > buflen)
 		abort();
 	return recvfrom(fd, buf, len, flags, addr, alen);
+}
+
+/* sendmmsg() and recvmmsg(): __sys_sendmmsg() and __sys_recvmmsg() are
+ * loops of the single-message calls, stopping at the first error (which is
+ * returned only when no message went through) or, for sends, a short one. */
+#define MMSG_MAX 1024	/* UIO_MAXIOV */
+
+EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags)
+{
+	shim_resolve();
+	if (!afd_get(fd))
+		return next.sendmmsg(fd, vec, n, flags);
+	unsigned done = 0;
+	ssize_t r = 0;
+	if (n > MMSG_MAX)
+		n = MMSG_MAX;
+	while (done < n) {
+		r = sendmsg(fd, &vec[done].msg_hdr, flags);
+		if (r < 0)
+			break;
+		size_t want = 0;	/* readable: sendmsg() copied it */
+		for (size_t i = 0; i < vec[done].msg_hdr.msg_iovlen; i++)
+			want += vec[done].msg_hdr.msg_iov[i].iov_len;
+		vec[done++].msg_len = (unsigned)r;
+		if ((size_t)r < want)
+			break;
+	}
+	return done ? (int)done : (int)r;
+}
+
+EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags, struct timespec *ts)
+{
+	shim_resolve();
+	if (!afd_get(fd))
+		return next.recvmmsg(fd, vec, n, flags, ts);
+	unsigned done = 0;
+	ssize_t r = 0;
+	if (n > MMSG_MAX)
+		n = MMSG_MAX;
+	while (done < n) {
+		r = recvmsg(fd, &vec[done].msg_hdr, flags);
+		if (r < 0)
+			break;
+		vec[done++].msg_len = (unsigned)r;
+		if (flags & MSG_WAITFORONE)
+			flags |= MSG_DONTWAIT;
+	}
+	if (done)
+		return (int)done;
+	return (int)r;
 }
 
 /* ---- readiness ------------------------------------------------------ */

@@ -173,6 +173,12 @@ _epoll_ctl = _proto("epoll_ctl", _int, _int, _int, _int, _vp)
 _epoll_wait = _proto("epoll_wait", _int, _int, _vp, _int, _int)
 _readv = _proto("readv", _ssz, _int, _vp, _int)
 _writev = _proto("writev", _ssz, _int, _vp, _int)
+_ioctl = _proto("ioctl", _int, _int, ctypes.c_ulong, _vp)
+_pread = _proto("pread", _ssz, _int, _vp, _sz, ctypes.c_long)
+_pwrite = _proto("pwrite", _ssz, _int, _vp, _sz, ctypes.c_long)
+_lseek = _proto("lseek", ctypes.c_long, _int, ctypes.c_long, _int)
+_sendmmsg = _proto("sendmmsg", _int, _int, _vp, _uint, _int)
+_recvmmsg = _proto("recvmmsg", _int, _int, _vp, _uint, _int, _vp)
 _syscall = _proto("syscall", ctypes.c_long, ctypes.c_long, ctypes.c_long, ctypes.c_long, ctypes.c_long,
                   ctypes.c_long, ctypes.c_long)
 
@@ -527,6 +533,43 @@ def epoll_wait(ep, maxevents=8, timeout_ms=0):
     arr = (epoll_event * maxevents)()
     r, e = _errret(_epoll_wait(ep, ctypes.addressof(arr), maxevents, timeout_ms))
     return r, e, [(arr[i].data, arr[i].events) for i in range(max(r, 0))]
+
+
+class mmsghdr(ctypes.Structure):
+    _fields_ = [("msg_hdr", msghdr), ("msg_len", _uint)]
+
+
+def _mmsg(vecs):
+    """An mmsghdr array with one iovec per message over bytes (send) or
+    sizes (receive); returns the array and the buffers."""
+    arr = (mmsghdr * max(len(vecs), 1))()
+    keep = []
+    for i, v in enumerate(vecs):
+        b = ctypes.create_string_buffer(v, max(len(v), 1)) if isinstance(v, bytes) else \
+            ctypes.create_string_buffer(max(v, 1))
+        io = (iovec * 1)()
+        io[0].iov_base = _addr(b)
+        io[0].iov_len = len(v) if isinstance(v, bytes) else v
+        keep += [b, io]
+        arr[i].msg_hdr.msg_iov = io
+        arr[i].msg_hdr.msg_iovlen = 1
+        arr[i].msg_len = 0xdead
+    return arr, keep
+
+
+def sendmmsg(fd, datas, flags=0):
+    arr, keep = _mmsg(datas)
+    r, e = _errret(_sendmmsg(fd, ctypes.addressof(arr), len(datas), flags))
+    return r, e, [arr[i].msg_len for i in range(max(r, 0))]
+
+
+def recvmmsg(fd, sizes, flags=0):
+    arr, keep = _mmsg(sizes)
+    r, e = _errret(_recvmmsg(fd, ctypes.addressof(arr), len(sizes), flags, None))
+    out = []
+    for i in range(max(r, 0)):
+        out.append(keep[2 * i].raw[:arr[i].msg_len])
+    return r, e, out
 
 
 def sys_call(nr, *args):
@@ -884,6 +927,52 @@ class Recorder:
         self._line("readv(%s,[%s])" % (self._fdn(f), ",".join(map(str, sizes))), r, e, to,
                    data=hexdata(d) if r >= 0 else None)
         return d if r >= 0 else None
+
+    def sendmmsg(self, f, datas, flags=0):
+        (r, e, lens), to = self._guard(lambda: sendmmsg(self._fdv(f), datas, flags))
+        self._line("sendmmsg(%s,[%s],%s)" % (self._fdn(f), ",".join("%dB" % len(d) for d in datas),
+                                             msg_flags_str(flags)), r, e, to,
+                   lens=",".join(map(str, lens)) if r >= 0 else None)
+        return r
+
+    def recvmmsg(self, f, sizes, flags=0):
+        (r, e, outs), to = self._guard(lambda: recvmmsg(self._fdv(f), sizes, flags))
+        self._line("recvmmsg(%s,[%s],%s)" % (self._fdn(f), ",".join(map(str, sizes)), msg_flags_str(flags)),
+                   r, e, to, data=",".join(hexdata(o) for o in outs) if r > 0 else None)
+        return r
+
+    def ioctl_int(self, f, req, name, val=0):
+        """ioctl with a pointer to an int (FIONREAD, FIONBIO...)."""
+        v = _int(val)
+        (r, e), to = self._guard(lambda: _errret(_ioctl(self._fdv(f), req, ctypes.addressof(v))))
+        self._line("ioctl(%s,%s,%d)" % (self._fdn(f), name, val), r, e, to, out=v.value if r >= 0 else None)
+        return r
+
+    def pread(self, f, n, off, write=None):
+        b = ctypes.create_string_buffer(write if write is not None else b"\0" * max(n, 1))
+        fn = _pwrite if write is not None else _pread
+        (r, e), to = self._guard(lambda: _errret(fn(self._fdv(f), ctypes.addressof(b),
+                                                    len(write) if write is not None else n, off)))
+        self._line("%s(%s,%d,%d)" % ("pwrite" if write is not None else "pread", self._fdn(f),
+                                     len(write) if write is not None else n, off), r, e, to)
+        return r
+
+    def lseek_call(self, f, off, whence):
+        (r, e), to = self._guard(lambda: _errret(_lseek(self._fdv(f), off, whence)))
+        self._line("lseek(%s,%d,%d)" % (self._fdn(f), off, whence), r, e, to)
+        return r
+
+    def fstat_type(self, f):
+        import os
+        import stat
+        try:
+            m, e = os.fstat(self._fdv(f)).st_mode, 0
+            r = 0
+        except OSError as x:
+            m, r, e = 0, -1, x.errno
+        self._line("fstat(%s)" % self._fdn(f), r, e, False,
+                   type=("sock" if stat.S_ISSOCK(m) else oct(stat.S_IFMT(m))) if r == 0 else None)
+        return r
 
     # -- readiness
     def select(self, rd=(), wr=(), timeout_ms=0):

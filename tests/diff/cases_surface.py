@@ -1421,3 +1421,63 @@ def _rsgl_probe(n, seglen):
 for _n in (4, 8, 16, 20, 22, 24, 26, 28, 32):
     CASES.append(("iovec_rsgl_1B_x%d" % _n, _rsgl_probe(_n, 1)))
 CASES.append(("iovec_rsgl_16B_x4", _rsgl_probe(4, 16)))
+
+
+# ====================================================================== calls the shim did not emulate before
+
+FIONREAD, FIONBIO, FIOCLEX, FIONCLEX, SIOCGIFINDEX, TCGETS = 0x541B, 0x5421, 0x5451, 0x5450, 0x8933, 0x5401
+
+
+@case
+def sendmmsg_hash(c):
+    t, o = opfd(c, "hash", "sha256")
+    c.sendmmsg(o, [b"a", b"bc"], MSG_MORE)
+    c.read(o, 32)
+    c.sendmmsg(o, [b"a", b"bc"])
+    c.read(o, 32)
+    c.sendmmsg(o, [])
+
+
+@case
+def sendmmsg_recvmmsg_skc(c):
+    t, o = skc(c)
+    c.sendmmsg(o, [SP_P[:16], SP_P[16:32]], MSG_MORE)
+    c.send(o, b"")
+    c.recvmmsg(o, [16, 16])
+    c.send(o, SP_P[:16])
+    c.recvmmsg(o, [16, 16], MSG_DONTWAIT)
+    c.recvmmsg(o, [16], MSG_DONTWAIT)
+
+
+@case
+def recvmmsg_hash(c):
+    t, o = opfd(c, "hash", "sha256")
+    c.write(o, b"abc")
+    c.recvmmsg(o, [32, 32], MSG_DONTWAIT)
+
+
+@case
+def ioctl_on_alg_fds(c):
+    t, o = opfd(c, "skcipher", "cbc(aes)", key=SP_K)
+    c.sendmsg(o, SP_P[:16], [cmsg_op(ALG_OP_ENCRYPT), cmsg_iv(SP_IV)], MSG_MORE)
+    for f in (t, o):
+        c.ioctl_int(f, FIONREAD, "FIONREAD")
+        c.ioctl_int(f, TCGETS, "TCGETS")
+        c.ioctl_int(f, SIOCGIFINDEX, "SIOCGIFINDEX")
+    c.ioctl_int(o, FIONBIO, "FIONBIO", 1)
+    c.fcntl(o, F_GETFL)
+    c.ioctl_int(o, FIOCLEX, "FIOCLEX")
+    c.fcntl(o, F_GETFD)
+    c.read(o, 32)
+
+
+@case
+def file_ops_on_alg_fds(c):
+    t, o = opfd(c, "hash", "sha256")
+    c.pread(o, 32, 0)
+    c.pread(o, 3, 0, write=b"abc")
+    c.lseek_call(o, 0, 0)
+    c.lseek_call(t, 0, 1)
+    c.fstat_type(o)
+    c.fstat_type(t)
+    c.read(o, 32)
