@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
 #include <sys/stat.h>
@@ -62,6 +65,7 @@ static struct {
 	ssize_t (*splice)(int, loff_t *, int, loff_t *, size_t, unsigned);
 	ssize_t (*sendfile)(int, int, off_t *, size_t);
 	int (*sendmmsg)(int, struct mmsghdr *, unsigned, int);
+	int (*ioctl)(int, unsigned long, ...);
 	int (*recvmmsg)(int, struct mmsghdr *, unsigned, int, struct timespec *);
 } next;
 
@@ -80,7 +84,7 @@ static void resolve(void)
 	RESOLVE(next, accept); RESOLVE(next, accept4); RESOLVE(next, connect);
 	RESOLVE(next, listen); RESOLVE(next, getsockname); RESOLVE(next, getpeername);
 	RESOLVE(next, shutdown); RESOLVE(next, splice); RESOLVE(next, sendfile);
-	RESOLVE(next, sendmmsg); RESOLVE(next, recvmmsg);
+	RESOLVE(next, sendmmsg); RESOLVE(next, recvmmsg); RESOLVE(next, ioctl);
 }
 
 void shim_resolve(void)
@@ -1009,6 +1013,43 @@ EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags, struct t
 	if (done)
 		return (int)done;
 	return (int)r;
+}
+
+/* ioctl() on an AF_ALG fd: do_vfs_ioctl() answers the file-level commands
+ * and sock_ioctl() a few socket-level ones itself (both act on the real fd
+ * as they would on the AF_ALG file); everything else reaches AF_ALG's
+ * sock_no_ioctl() (EOPNOTSUPP), and the timestamp requests find no
+ * gettstamp (ENOTTY). */
+static bool ioctl_is_generic(unsigned long cmd)
+{
+	switch (cmd) {
+	case FIOCLEX: case FIONCLEX: case FIONBIO: case FIOASYNC: case FIOQSIZE:
+	case FIGETBSZ: case FIFREEZE: case FITHAW: case FICLONE: case FICLONERANGE:
+	case FIDEDUPERANGE: case FS_IOC_FIEMAP:
+	case FIOSETOWN: case SIOCSPGRP: case FIOGETOWN: case SIOCGPGRP:
+	case SIOCGIFBR: case SIOCSIFBR: case SIOCBRADDBR: case SIOCBRDELBR:
+	case SIOCGIFVLAN: case SIOCSIFVLAN: case SIOCGSKNS:
+		return true;
+	default:
+		return (cmd >= SIOCDEVPRIVATE && cmd <= SIOCDEVPRIVATE + 15) ||
+		       (cmd >= 0x8B00 && cmd <= 0x8BFF);	/* wireless extensions */
+	}
+}
+
+EXPORT int ioctl(int fd, unsigned long cmd, ...)
+{
+	shim_resolve();
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	struct afd *a = afd_get(fd);
+	if (!a || a->nl_peer >= 0 || ioctl_is_generic(cmd))
+		return next.ioctl(fd, cmd, arg);
+	if (cmd == SIOCGSTAMP_OLD || cmd == SIOCGSTAMPNS_OLD || cmd == SIOCGSTAMP_NEW ||
+	    cmd == SIOCGSTAMPNS_NEW)
+		return fail(ENOTTY);
+	return fail(EOPNOTSUPP);
 }
 
 /* ---- readiness ------------------------------------------------------ */
