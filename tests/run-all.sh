@@ -61,6 +61,23 @@ suite "differential corpus for aead and rng vs Linux 6.1 (tests/golden/aead_rng.
 	"$RUN" python3 tests/diff/run.py tests/diff/cases_aead_rng.py \
 	--check tests/golden/aead_rng.txt --known tests/diff/known-differences.txt --case-timeout 20
 
+suite "differential corpus for the rest of the surface vs Linux 6.1 (tests/golden/surface.txt)" \
+	"$RUN" python3 tests/diff/run.py tests/diff/cases_surface.py \
+	--check tests/golden/surface.txt --known tests/diff/known-differences.txt --case-timeout 30
+
+# OpenSSL's afalg engine, kcapi-rng and libkcapi's own paths (kcapi-paths),
+# against their output recorded on the oracle.
+if [ -x "$B/tests/kcapi-paths" ] && command -v kcapi-rng >/dev/null &&
+   [ -f "$(openssl version -e 2>/dev/null | sed -n 's/^ENGINESDIR: "\(.*\)"/\1/p')/afalg.so" ]; then
+	KP=$(cd "$B/tests" && pwd)/kcapi-paths	# clients.sh runs in a scratch directory
+	"$RUN" bash tests/real/clients.sh "$KP" > "$T/clients" 2>/dev/null
+	diff tests/golden/clients.txt "$T/clients" | sed 's/^/    /'
+	cmp -s tests/golden/clients.txt "$T/clients"
+	result "openssl afalg engine, kcapi-rng and kcapi-paths match tests/golden/clients.txt" $?
+else
+	result "libkcapi-dev, kcapi-tools and OpenSSL's afalg engine installed" 1
+fi
+
 # CPython's own AF_ALG tests, as the issue names them.
 "$RUN" python3 -m test test_socket -v -m test_sha256 -m test_hmac_sha1 -m test_aes_cbc > "$T/py" 2>&1
 rc=$?

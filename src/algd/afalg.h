@@ -71,6 +71,7 @@ struct alg_sock {
 	unsigned nokey_children;	/* kernel's ask->nokey_refcnt */
 	bool connected;			/* an op socket */
 	bool nokey;			/* accepted before a key was set */
+	uint32_t sndbuf;		/* sk_sndbuf as SO_SNDBUF set it; 0: the default */
 	void *ctx;			/* op sockets: type->ctxsize bytes */
 };
 
@@ -124,6 +125,7 @@ struct afalg_tx {
 	bool more, init, enc;
 	uint32_t assoclen;
 	uint8_t iv[UALG_MAX_IVSIZE];
+	const uint32_t *sndbuf;	/* the op socket's sndbuf (SO_SNDBUF), or NULL */
 };
 
 int afalg_tx_send(struct afalg_tx *tx, const struct afalg_send *s, struct afalg_progress *p,

@@ -17,7 +17,8 @@
 
 static size_t sndbuf_left(const struct afalg_tx *tx)
 {
-	return tx->used < TX_SNDBUF ? TX_SNDBUF - tx->used : 0;
+	size_t buf = tx->sndbuf && *tx->sndbuf ? *tx->sndbuf & ~(PAGE_SIZE_ - 1) : TX_SNDBUF;
+	return tx->used < buf ? buf - tx->used : 0;
 }
 
 /* af_alg_writable(): at least a page of room. */

@@ -15,8 +15,8 @@ struct aead_ctx {
 
 static int aead_accept(struct alg_sock *op, const struct alg_sock *from)
 {
-	(void)op;
 	(void)from;
+	((struct aead_ctx *)op->ctx)->tx.sndbuf = &op->sndbuf;
 	return 0;
 }
 

@@ -15,8 +15,8 @@ struct skcipher_ctx {
 
 static int skcipher_accept(struct alg_sock *op, const struct alg_sock *from)
 {
-	(void)op;
 	(void)from;
+	((struct skcipher_ctx *)op->ctx)->tx.sndbuf = &op->sndbuf;
 	return 0;
 }
 
@@ -52,7 +52,8 @@ static int skcipher_recv(struct alg_sock *op, uint8_t *out, size_t len, bool don
 		if (!n && tx->used)
 			return p->done ? (int)p->done : -EINVAL;
 		uint8_t *dst = out + p->done;
-		memcpy(dst, afalg_tx_data(tx), n);
+		if (n)	/* an empty queue has no buffer yet */
+			memcpy(dst, afalg_tx_data(tx), n);
 		afalg_tx_pull(tx, n);
 		int r = ualg_skcipher_crypt(tfm, tx->enc, tx->iv, dst, dst, n);
 		if (r)

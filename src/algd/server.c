@@ -396,6 +396,35 @@ static int on_admin(struct conn *c, uint16_t type, const uint8_t *body, size_t l
 	return reply(c, type, 0, r, out, outlen, -1) ? -1 : 0;
 }
 
+/* For a program that inherited the fd across execve: what this socket is
+ * (never its key or state). */
+static int on_describe(struct conn *c, size_t len)
+{
+	struct ualg_describe d = { 0 };
+
+	if (len)
+		return -1;
+	if (c->sk->connected)
+		d.flags |= UALG_DESCRIBE_OP;
+	if (c->sk->type) {
+		d.flags |= UALG_DESCRIBE_BOUND;
+		strncpy((char *)d.type, c->sk->type->name, sizeof(d.type) - 1);
+	}
+	d.sndbuf = c->sk->sndbuf;
+	return reply(c, UALG_MSG_DESCRIBE, 0, 0, &d, sizeof(d), -1) ? -1 : 0;
+}
+
+static int on_sndbuf(struct conn *c, const uint8_t *body, size_t len)
+{
+	struct ualg_sndbuf b;
+
+	if (len != sizeof(b))
+		return -1;
+	memcpy(&b, body, sizeof(b));
+	c->sk->sndbuf = b.bytes;
+	return reply(c, UALG_MSG_SNDBUF, 0, 0, NULL, 0, -1) ? -1 : 0;
+}
+
 /* Dispatches one frame; returns 0, 1 (parked) or -1 (drop connection). */
 static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 {
@@ -426,6 +455,8 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 	case UALG_MSG_ALG_DISABLE:
 	case UALG_MSG_ALG_CHECK_ADMIN:
 		return on_admin(c, h.type, body, blen);
+	case UALG_MSG_DESCRIBE: return on_describe(c, blen);
+	case UALG_MSG_SNDBUF: return on_sndbuf(c, body, blen);
 	default: return -1;
 	}
 }

@@ -57,6 +57,9 @@ enum ualg_msg_type {
 	UALG_MSG_ALG_SAVE,	/* write the current settings to algd's config file */
 	UALG_MSG_ALG_DISABLE,	/* take .driver out of lookups (.priority 1) or back (0) */
 	UALG_MSG_ALG_CHECK_ADMIN,	/* 0 if the peer may make changes, else -EPERM */
+	/* 64-79: further AF_ALG surface */
+	UALG_MSG_DESCRIBE = 64,	/* what this connection is: struct ualg_describe */
+	UALG_MSG_SNDBUF = 65,	/* the op socket's SO_SNDBUF changed: struct ualg_sndbuf */
 	UALG_MSG_TYPE_MAX = 128,
 };
 
@@ -139,6 +142,23 @@ struct ualg_recv {
 	uint32_t len;		/* caller's buffer size for this part, <= UALG_DATA_MAX */
 	uint32_t total;		/* the whole call's buffer size (>= len) */
 	uint32_t reserved;	/* zero */
+};
+
+/* DESCRIBE reply (result 0): lets a program that inherited the fd across
+ * execve (which empties the shim's fd table) adopt it again. */
+#define UALG_DESCRIBE_OP 0x1u	/* an accept()ed operation socket */
+#define UALG_DESCRIBE_BOUND 0x2u	/* type[] holds the salg_type */
+struct ualg_describe {
+	uint32_t flags;		/* UALG_DESCRIBE_* */
+	uint8_t type[14];	/* NUL-terminated within */
+	uint16_t reserved;
+	uint32_t sndbuf;	/* as UALG_MSG_SNDBUF set it, 0 when never set */
+};
+
+/* The value getsockopt(SO_SNDBUF) reports after the caller's setsockopt()
+ * (already doubled and clamped by the kernel on the real socket). */
+struct ualg_sndbuf {
+	uint32_t bytes;
 };
 
 #define UALG_FRAME_PARTS 64	/* iovecs one frame may gather from */
