@@ -225,6 +225,7 @@ CHAIN = [
     ("chacha20", K32, bytes(16), 64, 64), ("chacha20", K32, bytes(16), 10, 20),
     ("xchacha20", K32, bytes(range(32)), 64, 30), ("xchacha12", K32, bytes(range(32)), 64, 30),
     ("cbc(camellia)", K16, IV16, 16, 16), ("ctr(serpent)", K16, IV16, 20, 12),
+    ("xctr(aes)", K16, IV16, 16, 32), ("xctr(aes)", K32, IV16, 20, 12),
 ]
 
 
@@ -305,7 +306,8 @@ def more_essiv_bad_names(c):
 def more_template_bad_args(c):
     for typ, name in (("hash", "cmac(des)"), ("hash", "cmac(blowfish)"), ("hash", "xcbc(des3_ede)"),
                       ("hash", "cmac(sha256)"), ("skcipher", "cfb(sha256)"), ("skcipher", "ofb(cbc(aes))"),
-                      ("skcipher", "pcbc(serpent)"), ("hash", "hmac(poly1305)"), ("hash", "hmac(xxhash64)")):
+                      ("skcipher", "pcbc(serpent)"), ("hash", "hmac(poly1305)"), ("hash", "hmac(xxhash64)"),
+                      ("skcipher", "xctr(des3_ede)"), ("skcipher", "xctr(camellia)")):
         t = c.socket()
         c.bind(t, typ, name)
         c.close(t)

@@ -200,9 +200,12 @@ static int cmac_aes_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
 	return 0;
 }
 
+/* Fetched once and kept for the process lifetime, as the digests. */
+static EVP_MAC *cmac_fetched;
+
 static int register_cmac_aes(void)
 {
-	EVP_MAC *cmac = EVP_MAC_fetch(NULL, "CMAC", NULL);
+	EVP_MAC *cmac = cmac_fetched = EVP_MAC_fetch(NULL, "CMAC", NULL);
 
 	if (!cmac)
 		return 0;	/* absent: the cmac template serves */
@@ -211,7 +214,7 @@ static int register_cmac_aes(void)
 	if (!a)
 		return -ENOMEM;
 	a->blocksize = 16;
-	a->priv = cmac;		/* kept for the process lifetime */
+	a->priv = cmac;
 	a->ctxsize = sizeof(struct hmac_ctx);
 	a->exit_tfm = hmac_exit_tfm;
 	a->u.shash = (struct ualg_shash_ops){
@@ -626,13 +629,12 @@ static const struct {
 };
 
 /* md4, des, cast5, blowfish and seed are in OpenSSL's legacy provider
- * (Debian's libssl3 ships it).  Loading a provider explicitly stops the
- * implicit loading of the default one, so both are loaded.  Without the
- * legacy provider those algorithms are simply absent. */
+ * (Debian's libssl3 ships it).  try_load with retain_fallbacks keeps the
+ * default provider loading implicitly, as before.  Without the legacy
+ * provider those algorithms are simply absent. */
 static void load_providers(void)
 {
-	OSSL_PROVIDER_load(NULL, "default");
-	OSSL_PROVIDER_load(NULL, "legacy");
+	OSSL_PROVIDER_try_load(NULL, "legacy", 1);
 }
 
 static int register_more_ciphers(void)

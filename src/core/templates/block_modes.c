@@ -8,7 +8,8 @@
  *   cfb:  the last whole ciphertext block (a final partial block uses the
  *         keystream of the IV without replacing it);
  *   ofb:  the last keystream block, partial final block included.
- * ctr, cfb and ofb are stream modes: block size 1, any length. */
+ * And xctr, HCTR2's counter mode (crypto/xctr.c), for 16-byte blocks.
+ * ctr, cfb, ofb and xctr are stream modes: block size 1, any length. */
 #include "../modes.h"
 #include "../template.h"
 
@@ -179,7 +180,29 @@ static int ofb_crypt(struct ualg_tfm *tfm, uint8_t *iv, const uint8_t *src, uint
 	return 0;
 }
 
-enum block_mode { ECB, CBC, CTR, PCBC, CFB, OFB };
+/* XCTR: block i of a request, counting from 1, is E(IV xor le32(i)) with
+ * the counter over the IV's first four bytes.  The IV is left unchanged
+ * and every request counts from 1 again, as the kernel's byte_ctr. */
+static int xctr_crypt(struct ualg_tfm *tfm, uint8_t *iv, const uint8_t *src, uint8_t *dst, size_t len)
+{
+	struct ualg_tfm *child = ualg_tmpl_child(tfm);
+	const size_t bs = child_bs(tfm);
+	uint8_t block[UALG_MAX_BLOCKSIZE], ks[UALG_MAX_BLOCKSIZE];
+	uint32_t ctr = 1;
+
+	for (size_t off = 0; off < len; off += bs, ctr++) {
+		const size_t n = len - off < bs ? len - off : bs;
+		memcpy(block, iv, bs);
+		for (int i = 0; i < 4; i++)
+			block[i] ^= (uint8_t)(ctr >> (8 * i));
+		ualg_cipher_encrypt_one(child, ks, block);
+		ualg_xor(dst + off, src + off, ks, n);
+	}
+	ualg_wipe(ks, sizeof(ks));
+	return 0;
+}
+
+enum block_mode { ECB, CBC, CTR, PCBC, CFB, OFB, XCTR };
 
 static const struct {
 	int (*encrypt)(struct ualg_tfm *, uint8_t *, const uint8_t *, uint8_t *, size_t);
@@ -192,6 +215,7 @@ static const struct {
 	[PCBC] = { pcbc_encrypt, pcbc_decrypt, false },
 	[CFB] = { cfb_encrypt, cfb_decrypt, true },
 	[OFB] = { ofb_crypt, ofb_crypt, true },
+	[XCTR] = { xctr_crypt, xctr_crypt, true },
 };
 
 static struct ualg_alg *mode_create(const char *tmpl, enum block_mode mode,
@@ -206,7 +230,7 @@ static struct ualg_alg *mode_create(const char *tmpl, enum block_mode mode,
 		return NULL;
 	struct ualg_alg *inst = NULL;
 	const unsigned bs = cipher->blocksize;
-	if (bs > UALG_MAX_BLOCKSIZE) {
+	if (bs > UALG_MAX_BLOCKSIZE || (mode == XCTR && bs != 16)) {
 		*err = EINVAL;
 	} else if ((inst = ualg_instance_alloc(tmpl, UALG_ALG_SKCIPHER, &cipher, 1, err))) {
 		inst->ctxsize = sizeof(struct ualg_tfm *);
@@ -264,3 +288,10 @@ static struct ualg_alg *ofb_create(const char *const *args, unsigned nargs, int 
 const struct ualg_template ualg_tmpl_pcbc = { .name = "pcbc", .create = pcbc_create };
 const struct ualg_template ualg_tmpl_cfb = { .name = "cfb", .create = cfb_create };
 const struct ualg_template ualg_tmpl_ofb = { .name = "ofb", .create = ofb_create };
+
+static struct ualg_alg *xctr_create(const char *const *args, unsigned nargs, int *err)
+{
+	return mode_create("xctr", XCTR, args, nargs, err);
+}
+
+const struct ualg_template ualg_tmpl_xctr = { .name = "xctr", .create = xctr_create };
