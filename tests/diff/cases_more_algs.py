@@ -226,6 +226,8 @@ CHAIN = [
     ("xchacha20", K32, bytes(range(32)), 64, 30), ("xchacha12", K32, bytes(range(32)), 64, 30),
     ("cbc(camellia)", K16, IV16, 16, 16), ("ctr(serpent)", K16, IV16, 20, 12),
     ("xctr(aes)", K16, IV16, 16, 32), ("xctr(aes)", K32, IV16, 20, 12),
+    ("lrw(aes)", K32, IV16, 16, 32), ("lrw(aes)", bytes(range(48)), h("000000000000000000000000fffffffe"), 32, 32),
+    ("lrw(aes)", bytes(range(40)), h("ffffffffffffffffffffffffffffffff"), 16, 16),
 ]
 
 
@@ -307,7 +309,8 @@ def more_template_bad_args(c):
     for typ, name in (("hash", "cmac(des)"), ("hash", "cmac(blowfish)"), ("hash", "xcbc(des3_ede)"),
                       ("hash", "cmac(sha256)"), ("skcipher", "cfb(sha256)"), ("skcipher", "ofb(cbc(aes))"),
                       ("skcipher", "pcbc(serpent)"), ("hash", "hmac(poly1305)"), ("hash", "hmac(xxhash64)"),
-                      ("skcipher", "xctr(des3_ede)"), ("skcipher", "xctr(camellia)")):
+                      ("skcipher", "xctr(des3_ede)"), ("skcipher", "xctr(camellia)"),
+                      ("skcipher", "lrw(des3_ede)"), ("skcipher", "lrw(serpent)")):
         t = c.socket()
         c.bind(t, typ, name)
         c.close(t)
