@@ -78,6 +78,10 @@ else
 	result "libkcapi-dev, kcapi-tools and OpenSSL's afalg engine installed" 1
 fi
 
+suite "differential corpus vs Linux 6.1, more algorithms (tests/golden/more_algs.txt)" \
+	"$RUN" python3 tests/diff/run.py tests/diff/cases_more_algs.py \
+	--check tests/golden/more_algs.txt --known tests/diff/known-differences.txt --case-timeout 20
+
 # CPython's own AF_ALG tests, as the issue names them.
 "$RUN" python3 -m test test_socket -v -m test_sha256 -m test_hmac_sha1 -m test_aes_cbc > "$T/py" 2>&1
 rc=$?

@@ -17,7 +17,7 @@
 
 #define UALG_MAX_ALG_NAME 128	/* CRYPTO_MAX_ALG_NAME */
 #define UALG_MAX_BLOCKSIZE 16
-#define UALG_MAX_IVSIZE 16
+#define UALG_MAX_IVSIZE 32	/* xchacha20 */
 #define UALG_MAX_DIGESTSIZE 64
 #define UALG_MAX_KEYSIZE 1024	/* hmac keys may be long; ciphers check their own */
 
@@ -52,6 +52,9 @@ struct ualg_cipher_ops {
 struct ualg_shash_ops {
 	unsigned digestsize;
 	size_t descsize;
+	/* A key that may be left unset (CRYPTO_ALG_OPTIONAL_KEY): the seed of
+	 * crc32, crc32c and xxhash64, blake2b's key. */
+	bool optional_key;
 	int (*setkey)(struct ualg_tfm *tfm, const uint8_t *key, size_t len);
 	int (*init)(struct ualg_hash_desc *desc);
 	int (*update)(struct ualg_hash_desc *desc, const uint8_t *data, size_t len);

@@ -6,6 +6,7 @@
 
 #include "drivers/nettle.h"
 #include "drivers/openssl.h"
+#include "drivers/others.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +20,8 @@ static const struct ualg_template *const templates[] = {
 	&ualg_tmpl_ctr, &ualg_tmpl_xts, &ualg_tmpl_cts,
 	&ualg_tmpl_rfc4106, &ualg_tmpl_rfc4309, &ualg_tmpl_rfc4543, &ualg_tmpl_rfc7539esp,
 	&ualg_tmpl_authenc, &ualg_tmpl_authencesn, &ualg_tmpl_seqiv, &ualg_tmpl_echainiv,
+	&ualg_tmpl_pcbc, &ualg_tmpl_cfb, &ualg_tmpl_ofb,
+	&ualg_tmpl_cmac, &ualg_tmpl_xcbc, &ualg_tmpl_essiv, &ualg_tmpl_xctr, &ualg_tmpl_lrw,
 };
 
 const struct ualg_template *ualg_tmpl_find(const char *name)
@@ -76,7 +79,8 @@ static struct ualg_alg *best_match(int type, const char *name)
 
 /* Programs written for Linux sometimes bind to a kernel driver name
  * ("sha256-generic", "cbc-aes-aesni").  Those implementations do not exist
- * here; the OpenSSL driver of the same algorithm stands in for them. */
+ * here; our driver of the same algorithm ("sha256-openssl",
+ * "crc32c-isal": the base, a dash, the module) stands in for them. */
 static const char *const kernel_driver_suffixes[] = {
 	"-generic", "-aesni", "-ssse3", "-avx", "-avx2", "-ni", "-asm", "-x86_64", "-lib",
 };
@@ -111,11 +115,12 @@ static struct ualg_alg *kernel_driver_alias(int type, const char *name)
 		const size_t sl = strlen(kernel_driver_suffixes[i]);
 		if (len <= sl || strcmp(name + len - sl, kernel_driver_suffixes[i]))
 			continue;
-		snprintf(alias, sizeof(alias), "%.*s-openssl", (int)(len - sl), name);
-		for (struct ualg_alg *a = alg_list; a; a = a->next)
+		for (struct ualg_alg *a = alg_list; a; a = a->next) {
+			snprintf(alias, sizeof(alias), "%.*s-%s", (int)(len - sl), name, a->module);
 			if (type_matches(a, type) && a->selftest == UALG_SELFTEST_PASSED &&
 			    !a->disabled && !strcmp(a->driver, alias))
 				return a;
+		}
 	}
 	return NULL;
 }
@@ -281,7 +286,15 @@ int ualg_core_init(void)
 {
 	int r = ualg_openssl_register();
 
-	return r ? r : ualg_nettle_register();
+	if (!r)
+		r = ualg_nettle_register();
+	if (!r)
+		r = ualg_checksum_register();
+	if (!r)
+		r = ualg_sodium_register();
+	if (!r)
+		r = ualg_nettle_more_register();
+	return r;
 }
 
 /* Frees everything at once: instances are not unlinked from their spawns

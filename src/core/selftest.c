@@ -44,7 +44,10 @@ static int test_hash_vec(struct ualg_tfm *tfm, const struct ualg_hash_testvec *v
 	uint8_t out[UALG_MAX_DIGESTSIZE];
 	int bad = 1;
 
-	if (ualg_tfm_has_setkey(tfm) && ualg_tfm_setkey(tfm, u8(v->key), v->ksize))
+	/* An unkeyed vector of an optional-key hash runs on the default key:
+	 * the generator puts those vectors first, before any key is set. */
+	const bool keyed = v->key || !tfm->alg->u.shash.optional_key;
+	if (keyed && ualg_tfm_has_setkey(tfm) && ualg_tfm_setkey(tfm, u8(v->key), v->ksize))
 		return -1;
 	if (ualg_hash_digest(tfm, u8(v->plaintext), v->psize, out) || memcmp(out, v->digest, ds))
 		return -1;

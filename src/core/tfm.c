@@ -20,7 +20,7 @@ static bool alg_keyed(const struct ualg_alg *alg)
 	switch (alg->type) {
 	case UALG_ALG_CIPHER: return true;
 	case UALG_ALG_SKCIPHER: return true;
-	case UALG_ALG_SHASH: return alg->u.shash.setkey != NULL;
+	case UALG_ALG_SHASH: return alg->u.shash.setkey && !alg->u.shash.optional_key;
 	case UALG_ALG_AEAD: return true;
 	case UALG_ALG_RNG: return false;	/* seeding is optional */
 	}
@@ -67,7 +67,10 @@ void ualg_tfm_free(struct ualg_tfm *tfm)
 
 bool ualg_tfm_has_setkey(const struct ualg_tfm *tfm)
 {
-	return alg_keyed(tfm->alg) || tfm->alg->type == UALG_ALG_RNG;
+	const struct ualg_alg *alg = tfm->alg;
+
+	return alg_keyed(alg) || alg->type == UALG_ALG_RNG ||
+	       (alg->type == UALG_ALG_SHASH && alg->u.shash.setkey);
 }
 
 /* A failed setkey by the driver leaves the transform needing a key, as the
@@ -103,7 +106,9 @@ int ualg_tfm_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
 	default:
 		r = -EINVAL;
 	}
-	tfm->need_key = r != 0;
+	/* An optional key that failed leaves the hash usable, as the kernel's
+	 * shash_set_needkey() does only for algorithms that need one. */
+	tfm->need_key = r != 0 && alg_keyed(alg);
 	return r;
 }
 

@@ -3,7 +3,7 @@
 # the current directory; called by tests/oracle/record.sh.  usage: inner.sh REPO
 # Writes: proc-crypto.txt crypto-user.txt hash_skcipher.txt aead_rng.txt surface.txt kcapi.txt kcapi-aead.txt clients.txt
 #         python-test-socket.txt
-#         python-test-socket-full.txt  (and inner.log with statuses)
+#         python-test-socket-full.txt more_algs.txt  (and inner.log with statuses)
 set -u
 REPO=$1
 fail=0
@@ -18,6 +18,8 @@ python3 "$REPO/tests/netlink/nlclient.py" record > crypto-user.txt 2>> inner.log
 
 python3 "$REPO/tests/diff/run.py" "$REPO/tests/diff/cases_hash_skcipher.py" --record hash_skcipher.txt \
     >> inner.log 2>&1 || { note "run.py --record failed"; fail=1; }
+python3 "$REPO/tests/diff/run.py" "$REPO/tests/diff/cases_more_algs.py" --record more_algs.txt \
+    >> inner.log 2>&1 || { note "run.py --record (more_algs) failed"; fail=1; }
 
 python3 "$REPO/tests/diff/run.py" "$REPO/tests/diff/cases_aead_rng.py" --record aead_rng.txt \
     >> inner.log 2>&1 || { note "run.py --record (aead, rng) failed"; fail=1; }
