@@ -10,6 +10,7 @@
 #include "afalg.h"
 #include "config.h"
 #include "proto.h"
+#include "ring.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +44,7 @@ struct conn {
 	uint8_t *rest;		/* an answer's bytes beyond its first frame */
 	size_t rest_len, rest_off;
 	bool admin;		/* the peer may change algorithms */
+	struct ring *ring;	/* native ring API, once set up */
 	struct conn *prev, *next;
 };
 
@@ -125,6 +127,7 @@ static void conn_close(struct conn *c)
 	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	afalg_sock_put(c->sk);
+	ring_release(c->ring);
 	parked_free(c->parked);
 	rest_drop(c);
 	if (c->prev)
@@ -408,6 +411,10 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 	case UALG_MSG_ALG_DISABLE:
 	case UALG_MSG_ALG_CHECK_ADMIN:
 		return on_admin(c, h.type, body, blen);
+	case UALG_MSG_RING_SETUP:
+	case UALG_MSG_RING_OPEN:
+	case UALG_MSG_RING_SETKEY:
+	case UALG_MSG_RING_CLOSE: return ring_request(&c->ring, c->fd, h.type, body, blen);
 	default: return -1;
 	}
 }
