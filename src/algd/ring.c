@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@ struct ring_tfm {
 	struct ualg_tfm *tfm;	/* NULL: slot free */
 	enum ualg_alg_type type;
 	unsigned digestsize, ivsize;
+	struct ualg_hash_desc desc;	/* kept between requests: no allocation per hash */
 };
 
 struct worker;
@@ -103,7 +105,7 @@ static bool overlap_ok(uint64_t a, uint64_t b, uint64_t len)
 	return a == b || a + len <= b || b + len <= a;
 }
 
-static int32_t run_hash(struct ring *r, const struct ring_tfm *t, const struct ualg_sqe *q)
+static int32_t run_hash(struct ring *r, struct ring_tfm *t, const struct ualg_sqe *q)
 {
 	uint8_t digest[UALG_MAX_DIGESTSIZE];
 
@@ -111,7 +113,11 @@ static int32_t run_hash(struct ring *r, const struct ring_tfm *t, const struct u
 		return -EINVAL;
 	if (!range_ok(r, q->src, q->len) || !range_ok(r, q->dst, t->digestsize))
 		return -EFAULT;
-	int err = ualg_hash_digest(t->tfm, r->buf + q->src, q->len, digest);
+	int err = ualg_hash_init(&t->desc, t->tfm);
+	if (!err)
+		err = ualg_hash_update(&t->desc, r->buf + q->src, q->len);
+	if (!err)
+		err = ualg_hash_final(&t->desc, digest);
 	if (err)
 		return err;
 	memcpy(r->buf + q->dst, digest, t->digestsize);
@@ -147,7 +153,7 @@ static int32_t run_request(struct ring *r, const struct ualg_sqe *q)
 		return 0;
 	if (q->tfm >= UALG_RING_MAX_TFMS || !r->tfms[q->tfm].tfm)
 		return -EBADF;
-	const struct ring_tfm *t = &r->tfms[q->tfm];
+	struct ring_tfm *t = &r->tfms[q->tfm];
 	return q->opcode == UALG_OP_HASH ? run_hash(r, t, q) : run_cipher(r, t, q);
 }
 
@@ -310,6 +316,10 @@ static void *worker_main(void *arg)
 		} else if (now_us() - last_work >= w->poll_us) {
 			worker_sleep(w);
 			last_work = now_us();
+		} else if (now_us() - last_work > POLL_US_MIN) {
+			/* A client spinning on this core must get to run,
+			 * or polling would only delay it. */
+			sched_yield();
 		} else {
 			cpu_relax();
 		}
@@ -574,6 +584,7 @@ static void close_tfm(struct ring *r, unsigned id)
 {
 	pthread_mutex_lock(&r->lock);
 	struct ualg_tfm *tfm = r->tfms[id].tfm;
+	ualg_hash_exit(&r->tfms[id].desc);
 	memset(&r->tfms[id], 0, sizeof(r->tfms[id]));
 	pthread_mutex_unlock(&r->lock);
 	ualg_tfm_free(tfm);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -326,10 +327,14 @@ static int wait_nr(struct ualg_ring *ring, unsigned nr)
 {
 	if (nr > ring->entries)
 		return -EINVAL;
-	const uint64_t deadline = now_ns() + ring->poll_us * 1000ull;
+	const uint64_t start = now_ns(), deadline = start + ring->poll_us * 1000ull;
 	while (cq_ready(ring) < nr) {
-		if (now_ns() >= deadline)
+		const uint64_t t = now_ns();
+		if (t >= deadline)
 			return cq_sleep(ring, nr);
+		/* After a moment, let algd's worker run if it shares our core. */
+		if (t - start > 2000)
+			sched_yield();
 	}
 	return 0;
 }

@@ -63,12 +63,14 @@ static const struct alg_spec all_algs[] = {
 static const size_t all_sizes[] = { 64, 1024, 16384, 1u << 20 };
 
 /* One way of running an operation, set up for one algorithm and size.
- * run() does one call: one operation, or batch of them. */
+ * run() does one call and returns how many operations it completed (or
+ * -errno): one, or a batch. */
 struct runner {
 	const char *path;
 	const struct alg_spec *alg;
 	size_t len;
 	unsigned per_call;
+	unsigned group, inflight;	/* native-batch: which half of the slots is next */
 	uint8_t *in, *out;	/* the first operation's input and output */
 	int (*run)(struct runner *r);
 	void (*done)(struct runner *r);
@@ -115,12 +117,12 @@ static int inproc_run(struct runner *r)
 
 	if (r->md)
 		return EVP_DigestInit_ex(r->md, NULL, NULL) && EVP_DigestUpdate(r->md, r->in, r->len) &&
-		       EVP_DigestFinal_ex(r->md, r->out, NULL) ? 0 : -EIO;
+		       EVP_DigestFinal_ex(r->md, r->out, NULL) ? 1 : -EIO;
 	if (r->mac)
 		return EVP_MAC_init(r->mac, NULL, 0, NULL) && EVP_MAC_update(r->mac, r->in, r->len) &&
-		       EVP_MAC_final(r->mac, r->out, &macl, 64) ? 0 : -EIO;
+		       EVP_MAC_final(r->mac, r->out, &macl, 64) ? 1 : -EIO;
 	return EVP_CipherInit_ex2(r->cipher, NULL, NULL, bench_iv, 1, NULL) &&
-	       EVP_CipherUpdate(r->cipher, r->out, &outl, r->in, (int)r->len) ? 0 : -EIO;
+	       EVP_CipherUpdate(r->cipher, r->out, &outl, r->in, (int)r->len) ? 1 : -EIO;
 }
 
 static void inproc_done(struct runner *r)
@@ -198,7 +200,41 @@ static int native_run(struct runner *r)
 		if (cqes[i]->res < 0)
 			err = cqes[i]->res;
 	ualg_cq_advance(&r->ring, got);
-	return got == r->per_call ? err : -EIO;
+	return got != r->per_call ? -EIO : err ? err : (int)got;
+}
+
+/* Reaps up to n completions; returns how many, or the first error. */
+static int native_reap(struct runner *r, unsigned n)
+{
+	struct ualg_cqe *cqes[64];
+	unsigned got = ualg_peek_batch_cqe(&r->ring, cqes, n < 64 ? n : 64);
+	int err = 0;
+
+	for (unsigned i = 0; i < got; i++)
+		if (cqes[i]->res < 0)
+			err = cqes[i]->res;
+	ualg_cq_advance(&r->ring, got);
+	return err ? err : (int)got;
+}
+
+/* Batched and pipelined: the slots are two halves; one is in flight in
+ * algd while the other is prepared and submitted, as a streaming
+ * application would keep its ring busy. */
+static int native_batch_run(struct runner *r)
+{
+	const unsigned half = r->per_call;
+
+	for (unsigned i = 0; i < half; i++)
+		native_prep(r, r->group * half + i);
+	r->group ^= 1;
+	r->inflight += half;
+	int n = ualg_submit_and_wait(&r->ring, r->inflight - half);
+	if (n < 0)
+		return n;
+	int got = native_reap(r, r->inflight - half);
+	if (got > 0)
+		r->inflight -= (unsigned)got;
+	return got;
 }
 
 static void native_done(struct runner *r)
@@ -210,7 +246,7 @@ static void native_done(struct runner *r)
 static int native_setup(struct runner *r, unsigned depth)
 {
 	const size_t per = 16 + r->len + 64;
-	int err = ualg_ring_init(&r->ring, 64, per * depth);
+	int err = ualg_ring_init(&r->ring, 128, per * depth);
 	if (err)
 		return err;
 	r->per_call = depth;
@@ -232,7 +268,11 @@ static int native_setup(struct runner *r, unsigned depth)
 		return -ENOMEM;
 	err = native_run(r);
 	memcpy(r->out, r->alg->outlen ? r->in + r->len : r->in, out_len(r));
-	return err;
+	if (depth > 1) {
+		r->per_call = depth / 2;
+		r->run = native_batch_run;
+	}
+	return err < 0 ? err : 0;
 }
 
 /* ---- shim: AF_ALG through libualg-preload ---------------------------- */
@@ -324,7 +364,7 @@ static int shim_run(struct runner *r)
 	}
 	if (!err && r->alg->outlen)
 		err = read_all(r->opfd, r->out, r->alg->outlen);
-	return err;
+	return err ? err : 1;
 }
 
 static void shim_done(struct runner *r)
@@ -400,22 +440,24 @@ static int cmp_u64(const void *a, const void *b)
  * timed one by one. */
 static int measure(struct runner *r, double seconds, struct result *res)
 {
-	uint64_t calls = 0, start = now_ns(), end = start + (uint64_t)(seconds * 1e9), t;
+	uint64_t ops = 0, start = now_ns(), end = start + (uint64_t)(seconds * 1e9), t;
 	static uint64_t lat[LAT_SAMPLES];
 	int err = 0;
 
 	do {
-		for (int i = 0; i < 8 && !err; i++, calls++)
+		for (int i = 0; i < 8 && err >= 0; i++) {
 			err = r->run(r);
-	} while (!err && (t = now_ns()) < end);
-	if (err)
+			ops += err > 0 ? (uint64_t)err : 0;
+		}
+	} while (err >= 0 && (t = now_ns()) < end);
+	if (err < 0)
 		return err;
 	const double secs = (double)(t - start) / 1e9;
-	res->ops = (double)(calls * r->per_call) / secs;
+	res->ops = (double)ops / secs;
 	res->mbps = res->ops * (double)r->len / 1e6;
 	unsigned n = 0;
 	const uint64_t lat_end = now_ns() + (uint64_t)(seconds * 0.3e9);
-	for (; n < LAT_SAMPLES && !err && (n < 20 || now_ns() < lat_end); n++) {
+	for (; n < LAT_SAMPLES && err >= 0 && (n < 20 || now_ns() < lat_end); n++) {
 		const uint64_t t0 = now_ns();
 		err = r->run(r);
 		lat[n] = now_ns() - t0;
@@ -423,7 +465,7 @@ static int measure(struct runner *r, double seconds, struct result *res)
 	qsort(lat, n, sizeof(lat[0]), cmp_u64);
 	res->p50_us = (double)lat[n / 2] / 1e3;
 	res->p99_us = (double)lat[n * 99 / 100] / 1e3;
-	return err;
+	return err < 0 ? err : 0;
 }
 
 static void run_cell(const struct alg_spec *a, size_t len, enum path p, double seconds,
@@ -435,7 +477,7 @@ static void run_cell(const struct alg_spec *a, size_t len, enum path p, double s
 	res->err = setup(&r, p);
 	/* The first output: for native, done in setup; else one call now. */
 	if (!res->err && p != P_NATIVE_SYNC && p != P_NATIVE_BATCH)
-		res->err = r.run(&r);
+		res->err = r.run(&r) < 0 ? -EIO : 0;
 	if (!res->err && reference)
 		res->mismatch = memcmp(r.out, reference, out_len(&r)) != 0;
 	if (!res->err)
@@ -719,7 +761,7 @@ static void run_all(const struct options *o, struct result *res)
 			struct result *row = &res[(a * o->nsizes + s) * P_COUNT];
 			uint8_t *ref = NULL;
 			struct runner ir = { .alg = o->algs[a], .len = o->sizes[s] };
-			if (inproc_setup(&ir) == 0 && inproc_run(&ir) == 0) {
+			if (inproc_setup(&ir) == 0 && inproc_run(&ir) == 1) {
 				ref = malloc(out_len(&ir));
 				if (ref)
 					memcpy(ref, ir.out, out_len(&ir));
