@@ -63,6 +63,8 @@ struct ring {
 	/* The worker's own: never read back from shared memory. */
 	uint32_t sq_head, cq_tail;
 	bool broken;
+	uint8_t *scratch;	/* AEAD decryption happens here, not in shared memory */
+	size_t scratch_size;
 	struct ring *next;	/* worker's list, or its command queue */
 };
 
@@ -99,10 +101,11 @@ static bool range_ok(const struct ring *r, uint64_t off, uint64_t len)
 	return off <= r->bufsize && len <= r->bufsize - off;
 }
 
-/* Equal or disjoint: what the cipher drivers accept. */
-static bool overlap_ok(uint64_t a, uint64_t b, uint64_t len)
+/* Input [a, a + alen) and output [b, b + blen) start at the same place or
+ * are disjoint: what the drivers accept.  Offsets are already in range. */
+static bool overlap_ok(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
-	return a == b || a + len <= b || b + len <= a;
+	return a == b || a + alen <= b || b + blen <= a;
 }
 
 static int32_t run_hash(struct ring *r, struct ring_tfm *t, const struct ualg_sqe *q)
@@ -134,7 +137,7 @@ static int32_t run_cipher(struct ring *r, const struct ring_tfm *t, const struct
 	if (!range_ok(r, q->src, q->len) || !range_ok(r, q->dst, q->len) ||
 	    (t->ivsize && !range_ok(r, q->iv, t->ivsize)))
 		return -EFAULT;
-	if (!overlap_ok(q->src, q->dst, q->len))
+	if (!overlap_ok(q->src, q->len, q->dst, q->len))
 		return -EINVAL;
 	/* The IV is read once: the client may rewrite it meanwhile. */
 	if (t->ivsize)
@@ -144,16 +147,101 @@ static int32_t run_cipher(struct ring *r, const struct ring_tfm *t, const struct
 	return err ? err : (int32_t)q->len;
 }
 
+static uint8_t *scratch(struct ring *r, size_t len)
+{
+	if (len > r->scratch_size) {
+		uint8_t *p = realloc(r->scratch, len);
+		if (!p)
+			return NULL;
+		r->scratch = p;
+		r->scratch_size = len;
+	}
+	return r->scratch;
+}
+
+/* Encryption in place (dst is the text, right after the associated
+ * data, as AF_ALG lays it out) runs on shared memory: a client rewriting it
+ * meanwhile only spoils its own ciphertext.  Otherwise the request is
+ * laid out so in a private copy first (templates such as rfc4543 read the
+ * associated data and the text as one). */
+static int32_t aead_encrypt(struct ring *r, const struct ring_tfm *t, const struct ualg_sqe *q)
+{
+	const size_t cryptlen = q->len - q->assoclen, authsize = t->tfm->authsize;
+	const uint64_t text = q->src + q->assoclen;
+	uint8_t iv[UALG_MAX_IVSIZE];
+
+	if (!range_ok(r, q->dst, cryptlen + authsize))
+		return -EFAULT;
+	if (!overlap_ok(text, cryptlen, q->dst, cryptlen + authsize))
+		return -EINVAL;
+	uint8_t *work = r->buf + q->src;
+	if (q->dst != text) {
+		if (!(work = scratch(r, q->len + authsize)))
+			return -ENOMEM;
+		memcpy(work, r->buf + q->src, q->len);
+	}
+	if (t->ivsize)
+		memcpy(iv, r->buf + q->iv, t->ivsize);
+	const struct ualg_aead_req req = { .aad = work, .assoclen = q->assoclen,
+					   .text = work + q->assoclen, .cryptlen = cryptlen, .iv = iv };
+	int err = ualg_aead_encrypt(t->tfm, &req);
+	if (!err && q->dst != text)
+		memcpy(r->buf + q->dst, work + q->assoclen, cryptlen + authsize);
+	if (q->dst != text)
+		ualg_wipe(work, q->len + authsize);
+	return err ? err : (int32_t)(cryptlen + authsize);
+}
+
+/* Decryption works on a private copy of the whole input: the plaintext
+ * is released only after the tag verified, over bytes the client can no
+ * longer change. */
+static int32_t aead_decrypt(struct ring *r, const struct ring_tfm *t, const struct ualg_sqe *q)
+{
+	const size_t cryptlen = q->len - q->assoclen, authsize = t->tfm->authsize;
+	uint8_t iv[UALG_MAX_IVSIZE];
+
+	if (cryptlen < authsize)
+		return -EINVAL;
+	if (!range_ok(r, q->dst, cryptlen - authsize))
+		return -EFAULT;
+	uint8_t *copy = scratch(r, q->len);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, r->buf + q->src, q->len);
+	if (t->ivsize)
+		memcpy(iv, r->buf + q->iv, t->ivsize);
+	const struct ualg_aead_req req = { .aad = copy, .assoclen = q->assoclen,
+					   .text = copy + q->assoclen, .cryptlen = cryptlen, .iv = iv };
+	int err = ualg_aead_decrypt(t->tfm, &req);
+	if (!err)
+		memcpy(r->buf + q->dst, copy + q->assoclen, cryptlen - authsize);
+	ualg_wipe(copy, q->len);
+	return err ? err : (int32_t)(cryptlen - authsize);
+}
+
+static int32_t run_aead(struct ring *r, const struct ring_tfm *t, const struct ualg_sqe *q)
+{
+	if (t->type != UALG_ALG_AEAD || q->assoclen > q->len || q->len > INT32_MAX)
+		return -EINVAL;
+	if (!range_ok(r, q->src, q->len) || (t->ivsize && !range_ok(r, q->iv, t->ivsize)))
+		return -EFAULT;
+	return q->opcode == UALG_OP_AEAD_ENCRYPT ? aead_encrypt(r, t, q) : aead_decrypt(r, t, q);
+}
+
 /* q is algd's private copy: every field is checked here, once. */
 static int32_t run_request(struct ring *r, const struct ualg_sqe *q)
 {
-	if (q->flags || q->reserved || q->opcode >= UALG_OP_MAX)
+	const bool aead = q->opcode == UALG_OP_AEAD_ENCRYPT || q->opcode == UALG_OP_AEAD_DECRYPT;
+
+	if (q->flags || q->reserved || q->opcode >= UALG_OP_MAX || (q->assoclen && !aead))
 		return -EINVAL;
 	if (q->opcode == UALG_OP_NOP)
 		return 0;
 	if (q->tfm >= UALG_RING_MAX_TFMS || !r->tfms[q->tfm].tfm)
 		return -EBADF;
 	struct ring_tfm *t = &r->tfms[q->tfm];
+	if (aead)
+		return run_aead(r, t, q);
 	return q->opcode == UALG_OP_HASH ? run_hash(r, t, q) : run_cipher(r, t, q);
 }
 
@@ -229,6 +317,8 @@ static void ring_free(struct ring *r)
 	close(r->sq_efd);
 	close(r->cq_efd);
 	pthread_mutex_destroy(&r->lock);
+	ualg_wipe(r->scratch, r->scratch_size);
+	free(r->scratch);
 	free(r);
 }
 
@@ -501,6 +591,8 @@ static int alg_type_of(const char *name, enum ualg_alg_type *type)
 		*type = UALG_ALG_SHASH;
 	else if (!strcmp(name, "skcipher"))
 		*type = UALG_ALG_SKCIPHER;
+	else if (!strcmp(name, "aead"))
+		*type = UALG_ALG_AEAD;
 	else
 		return -ENOENT;
 	return 0;
@@ -529,6 +621,9 @@ static int open_tfm(struct ring *r, const char *typename, const char *name, stru
 	info->blocksize = alg->blocksize;
 	if (type == UALG_ALG_SHASH) {
 		t.digestsize = info->digestsize = alg->u.shash.digestsize;
+	} else if (type == UALG_ALG_AEAD) {
+		t.ivsize = info->ivsize = alg->u.aead.ivsize;
+		info->digestsize = tfm->authsize;
 	} else {
 		t.ivsize = info->ivsize = alg->u.skcipher.ivsize;
 		info->chunksize = alg->u.skcipher.chunksize;
@@ -607,6 +702,28 @@ static int on_close(struct ring *r, int fd, const uint8_t *body, size_t len)
 	return reply(fd, UALG_MSG_RING_CLOSE, err, NULL, 0, -1) ? -1 : 0;
 }
 
+static int on_setauthsize(struct ring *r, int fd, const uint8_t *body, size_t len)
+{
+	struct ualg_ring_setauthsize a;
+	int err;
+
+	if (len != sizeof(a))
+		return -1;
+	memcpy(&a, body, sizeof(a));
+	if (!r)
+		err = -ENXIO;
+	else if (a.tfm >= UALG_RING_MAX_TFMS || !r->tfms[a.tfm].tfm)
+		err = -EBADF;
+	else if (r->tfms[a.tfm].type != UALG_ALG_AEAD)
+		err = -ENOPROTOOPT;
+	else {
+		pthread_mutex_lock(&r->lock);
+		err = ualg_aead_setauthsize(r->tfms[a.tfm].tfm, a.authsize);
+		pthread_mutex_unlock(&r->lock);
+	}
+	return reply(fd, UALG_MSG_RING_SETAUTHSIZE, err, NULL, 0, -1) ? -1 : 0;
+}
+
 int ring_request(struct ring **ringp, int fd, uint16_t type, const uint8_t *body, size_t len)
 {
 	switch (type) {
@@ -614,6 +731,7 @@ int ring_request(struct ring **ringp, int fd, uint16_t type, const uint8_t *body
 	case UALG_MSG_RING_OPEN: return on_open(*ringp, fd, body, len);
 	case UALG_MSG_RING_SETKEY: return on_setkey(*ringp, fd, body, len);
 	case UALG_MSG_RING_CLOSE: return on_close(*ringp, fd, body, len);
+	case UALG_MSG_RING_SETAUTHSIZE: return on_setauthsize(*ringp, fd, body, len);
 	default: return -1;
 	}
 }

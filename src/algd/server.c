@@ -414,6 +414,7 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 	case UALG_MSG_RING_SETUP:
 	case UALG_MSG_RING_OPEN:
 	case UALG_MSG_RING_SETKEY:
+	case UALG_MSG_RING_SETAUTHSIZE:
 	case UALG_MSG_RING_CLOSE: return ring_request(&c->ring, c->fd, h.type, body, blen);
 	default: return -1;
 	}

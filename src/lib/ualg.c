@@ -182,6 +182,15 @@ UALG_API int ualg_ring_close_tfm(struct ualg_ring *ring, int tfm)
 	return transact(ring, UALG_MSG_RING_CLOSE, &part, 1, NULL, 0, NULL);
 }
 
+UALG_API int ualg_ring_setauthsize(struct ualg_ring *ring, int tfm, unsigned authsize)
+{
+	if (tfm < 0)
+		return -EBADF;
+	struct ualg_ring_setauthsize a = { .tfm = (uint32_t)tfm, .authsize = authsize };
+	struct iovec part = { &a, sizeof(a) };
+	return transact(ring, UALG_MSG_RING_SETAUTHSIZE, &part, 1, NULL, 0, NULL);
+}
+
 /* ---- submission ------------------------------------------------------ */
 
 UALG_API struct ualg_sqe *ualg_get_sqe(struct ualg_ring *ring)
@@ -231,6 +240,25 @@ UALG_API void ualg_prep_decrypt(struct ualg_ring *ring, struct ualg_sqe *sqe, in
 				const void *src, void *dst, size_t len, const void *iv)
 {
 	prep_cipher(ring, sqe, UALG_OP_DECRYPT, tfm, src, dst, len, iv);
+}
+
+static void prep_aead(struct ualg_ring *ring, struct ualg_sqe *sqe, uint8_t op, int tfm,
+		      const void *src, size_t assoclen, size_t len, void *dst, const void *iv)
+{
+	prep_cipher(ring, sqe, op, tfm, src, dst, len, iv);
+	sqe->assoclen = (uint32_t)assoclen;
+}
+
+UALG_API void ualg_prep_aead_encrypt(struct ualg_ring *ring, struct ualg_sqe *sqe, int tfm,
+				     const void *src, size_t assoclen, size_t len, void *dst, const void *iv)
+{
+	prep_aead(ring, sqe, UALG_OP_AEAD_ENCRYPT, tfm, src, assoclen, len, dst, iv);
+}
+
+UALG_API void ualg_prep_aead_decrypt(struct ualg_ring *ring, struct ualg_sqe *sqe, int tfm,
+				     const void *src, size_t assoclen, size_t len, void *dst, const void *iv)
+{
+	prep_aead(ring, sqe, UALG_OP_AEAD_DECRYPT, tfm, src, assoclen, len, dst, iv);
 }
 
 UALG_API int ualg_submit(struct ualg_ring *ring)
@@ -416,5 +444,27 @@ UALG_API int ualg_cipher_oneshot(struct ualg_ring *ring, int tfm, int encrypt, c
 	int r = run_one(ring);
 	if (r > 0)
 		memcpy(dst, data, (size_t)r);
+	return r;
+}
+
+/* The buffer area holds the IV, the input, then the output (the input's
+ * length plus the largest tag). */
+UALG_API int ualg_aead_oneshot(struct ualg_ring *ring, int tfm, int encrypt, const void *iv, size_t ivlen,
+			       const void *src, size_t assoclen, size_t len, void *dst, size_t dst_len)
+{
+	if (ivlen > UALG_MAX_IV || assoclen > len || len > UINT32_MAX ||
+	    ring->bufsize < UALG_MAX_IV + UALG_MAX_DIGEST || len > (ring->bufsize - UALG_MAX_IV - UALG_MAX_DIGEST) / 2)
+		return -EMSGSIZE;
+	struct ualg_sqe *sqe = oneshot_sqe(ring);
+	if (!sqe)
+		return -EBUSY;
+	uint8_t *ivbuf = ring->buf, *in = ring->buf + UALG_MAX_IV, *out = in + len;
+	if (ivlen)
+		memcpy(ivbuf, iv, ivlen);
+	memcpy(in, src, len);
+	(encrypt ? ualg_prep_aead_encrypt : ualg_prep_aead_decrypt)(ring, sqe, tfm, in, assoclen, len, out, ivbuf);
+	int r = run_one(ring);
+	if (r > 0)
+		memcpy(dst, out, (size_t)r < dst_len ? (size_t)r : dst_len);
 	return r;
 }

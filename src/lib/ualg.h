@@ -74,12 +74,15 @@ static inline size_t ualg_ring_bufsize(const struct ualg_ring *ring)
 	return ring->bufsize;
 }
 
-/* Opens a transform: type is "hash" or "skcipher", as AF_ALG's salg_type.
+/* Opens a transform: type is "hash", "skcipher" or "aead", as AF_ALG's salg_type.
  * Returns its id (>= 0).  info, when non-NULL, receives its sizes. */
 int ualg_ring_open_tfm(struct ualg_ring *ring, const char *type, const char *name,
 		       struct ualg_tfm_info *info);
 int ualg_ring_setkey(struct ualg_ring *ring, int tfm, const void *key, size_t len);
 int ualg_ring_close_tfm(struct ualg_ring *ring, int tfm);
+/* An AEAD transform's tag length (ALG_SET_AEAD_AUTHSIZE); the default is
+ * the algorithm's largest. */
+int ualg_ring_setauthsize(struct ualg_ring *ring, int tfm, unsigned authsize);
 
 /* The next free submission entry, or NULL when the queue is full (submit
  * and reap first). */
@@ -103,6 +106,15 @@ void ualg_prep_encrypt(struct ualg_ring *ring, struct ualg_sqe *sqe, int tfm,
 		       const void *src, void *dst, size_t len, const void *iv);
 void ualg_prep_decrypt(struct ualg_ring *ring, struct ualg_sqe *sqe, int tfm,
 		       const void *src, void *dst, size_t len, const void *iv);
+
+/* AEAD: src holds assoclen bytes of associated data followed by the text
+ * (plaintext, or ciphertext and tag); len counts both, as AF_ALG's input.
+ * dst receives the text only: ciphertext and tag, or the plaintext once
+ * the tag verified. */
+void ualg_prep_aead_encrypt(struct ualg_ring *ring, struct ualg_sqe *sqe, int tfm,
+			    const void *src, size_t assoclen, size_t len, void *dst, const void *iv);
+void ualg_prep_aead_decrypt(struct ualg_ring *ring, struct ualg_sqe *sqe, int tfm,
+			    const void *src, size_t assoclen, size_t len, void *dst, const void *iv);
 
 static inline void ualg_sqe_set_data64(struct ualg_sqe *sqe, uint64_t data)
 {
@@ -138,6 +150,10 @@ int ualg_hash_oneshot(struct ualg_ring *ring, int tfm, const void *data, size_t 
 		      void *digest, size_t digest_len);
 int ualg_cipher_oneshot(struct ualg_ring *ring, int tfm, int encrypt, const void *iv, size_t ivlen,
 			const void *src, void *dst, size_t len);
+/* src: assoclen bytes of associated data, then the text (len in all);
+ * dst gets the text out (ciphertext and tag, or plaintext), up to dst_len. */
+int ualg_aead_oneshot(struct ualg_ring *ring, int tfm, int encrypt, const void *iv, size_t ivlen,
+		      const void *src, size_t assoclen, size_t len, void *dst, size_t dst_len);
 
 #ifdef __cplusplus
 }

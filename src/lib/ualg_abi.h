@@ -59,11 +59,18 @@ enum ualg_opcode {
 	UALG_OP_HASH = 1,	/* digest of len bytes at src into digestsize bytes at dst */
 	UALG_OP_ENCRYPT = 2,	/* len bytes src -> dst; ivsize bytes of IV at iv */
 	UALG_OP_DECRYPT = 3,
+	/* AEAD: src holds assoclen bytes of associated data, then the text;
+	 * len counts both.  Encryption writes ciphertext and tag (the
+	 * transform's authsize) at dst; decryption writes the plaintext at
+	 * dst only once the tag has verified (-EBADMSG otherwise: nothing is
+	 * written), so unauthenticated plaintext never reaches the client. */
+	UALG_OP_AEAD_ENCRYPT = 4,
+	UALG_OP_AEAD_DECRYPT = 5,
 	UALG_OP_MAX
 };
 
-/* One request.  src and dst may be equal (in place) but must not
- * otherwise overlap. */
+/* One request.  For ciphers src and dst may be equal (in place) but must
+ * not otherwise overlap; for AEAD the same holds of dst and src's text. */
 struct ualg_sqe {
 	uint64_t user_data;	/* returned in the completion */
 	uint8_t opcode;		/* enum ualg_opcode */
@@ -71,7 +78,8 @@ struct ualg_sqe {
 	uint16_t tfm;		/* transform id from ualg_ring_open_tfm() */
 	uint32_t len;
 	uint64_t src, dst, iv;	/* offsets into the buffer area */
-	uint64_t reserved;	/* must be zero */
+	uint32_t assoclen;	/* AEAD only, else zero */
+	uint32_t reserved;	/* must be zero */
 };
 
 struct ualg_cqe {

@@ -61,6 +61,7 @@ enum ualg_msg_type {
 	UALG_MSG_RING_OPEN,	/* open a transform by name: result is its id */
 	UALG_MSG_RING_SETKEY,	/* set a transform's key (kept in algd) */
 	UALG_MSG_RING_CLOSE,	/* close a transform */
+	UALG_MSG_RING_SETAUTHSIZE,	/* an AEAD transform's tag length */
 	UALG_MSG_TYPE_MAX = 128,
 };
 
@@ -204,7 +205,7 @@ struct ualg_ring_setup_reply {
 
 /* Reply: result is the id; the body gives the sizes a caller needs. */
 struct ualg_ring_open {
-	uint8_t type[14];	/* "hash" or "skcipher", NUL-terminated within */
+	uint8_t type[14];	/* "hash", "skcipher" or "aead", NUL-terminated within */
 	uint16_t reserved;
 	uint32_t name_len;	/* bytes of name that follow, NUL included */
 };
@@ -220,6 +221,11 @@ struct ualg_ring_setkey {
 
 struct ualg_ring_close {
 	uint32_t tfm;
+};
+
+struct ualg_ring_setauthsize {
+	uint32_t tfm;
+	uint32_t authsize;
 };
 
 /* Sends one frame: header, then the given parts, optionally passing fd

@@ -35,7 +35,9 @@ static void ok(int cond, const char *fmt, ...)
 		n_fail++;
 }
 
-static const char *const required[] = { "sha256", "hmac(sha256)", "cbc(aes)", "ctr(aes)", "xts(aes)" };
+static const char *const required[] = {
+	"sha256", "hmac(sha256)", "cbc(aes)", "ctr(aes)", "xts(aes)", "gcm(aes)", "rfc7539(chacha20,poly1305)",
+};
 
 static int is_required(const char *alg)
 {
@@ -47,7 +49,12 @@ static int is_required(const char *alg)
 
 static const char *type_of(const struct ualg_test_desc *d)
 {
-	return d->kind == UALG_TEST_HASH ? "hash" : d->kind == UALG_TEST_SKCIPHER ? "skcipher" : NULL;
+	switch (d->kind) {
+	case UALG_TEST_HASH: return "hash";
+	case UALG_TEST_SKCIPHER: return "skcipher";
+	case UALG_TEST_AEAD: return "aead";
+	default: return NULL;
+	}
 }
 
 static int hash_vec(struct ualg_ring *ring, int tfm, const struct ualg_hash_testvec *v, unsigned ds)
@@ -73,6 +80,41 @@ static int cipher_vec(struct ualg_ring *ring, int tfm, const struct ualg_cipher_
 	return dec == (int)v->len && !memcmp(out, v->ptext, v->len);
 }
 
+/* Input is AF_ALG's: associated data, then the text.  A novrfy vector
+ * must be refused with EBADMSG and leave the output untouched. */
+static int aead_vec(struct ualg_ring *ring, int tfm, const struct ualg_aead_testvec *v)
+{
+	uint8_t in[1024], out[1024];
+
+	if (v->alen + v->clen > sizeof(in) || ualg_ring_setkey(ring, tfm, v->key, v->klen) ||
+	    ualg_ring_setauthsize(ring, tfm, v->authsize))
+		return 0;
+	memcpy(in, v->assoc, v->alen);
+	memcpy(in + v->alen, v->ctext, v->clen);
+	memset(out, 0x5a, sizeof(out));
+	int dec = ualg_aead_oneshot(ring, tfm, 0, v->iv, v->ivlen, in, v->alen, v->alen + v->clen, out, sizeof(out));
+	if (v->novrfy) {
+		uint8_t untouched[1024];
+		memset(untouched, 0x5a, sizeof(untouched));
+		return dec == -EBADMSG && !memcmp(out, untouched, sizeof(out));
+	}
+	if (dec != (int)v->plen || memcmp(out, v->ptext, v->plen))
+		return 0;
+	memcpy(in + v->alen, v->ptext, v->plen);
+	int enc = ualg_aead_oneshot(ring, tfm, 1, v->iv, v->ivlen, in, v->alen, v->alen + v->plen, out, sizeof(out));
+	return enc == (int)v->clen && !memcmp(out, v->ctext, v->clen);
+}
+
+static int run_vec(struct ualg_ring *ring, int tfm, const struct ualg_test_desc *d, size_t i, unsigned ds)
+{
+	switch (d->kind) {
+	case UALG_TEST_HASH: return hash_vec(ring, tfm, &((const struct ualg_hash_testvec *)d->vecs)[i], ds);
+	case UALG_TEST_SKCIPHER: return cipher_vec(ring, tfm, &((const struct ualg_cipher_testvec *)d->vecs)[i]);
+	case UALG_TEST_AEAD: return aead_vec(ring, tfm, &((const struct ualg_aead_testvec *)d->vecs)[i]);
+	default: return 0;
+	}
+}
+
 /* Every vector of d, one synchronous request each. */
 static void test_sync(struct ualg_ring *ring, const struct ualg_test_desc *d)
 {
@@ -89,9 +131,7 @@ static void test_sync(struct ualg_ring *ring, const struct ualg_test_desc *d)
 	}
 	size_t good = 0;
 	for (size_t i = 0; i < d->count; i++)
-		good += d->kind == UALG_TEST_HASH
-			? hash_vec(ring, tfm, &((const struct ualg_hash_testvec *)d->vecs)[i], info.digestsize)
-			: cipher_vec(ring, tfm, &((const struct ualg_cipher_testvec *)d->vecs)[i]);
+		good += run_vec(ring, tfm, d, i, info.digestsize);
 	ok(good == d->count, "sync %s: %zu/%zu vectors (%s)", d->alg, good, d->count, d->source);
 	ok(ualg_ring_close_tfm(ring, tfm) == 0, "close %s", d->alg);
 }
@@ -203,9 +243,11 @@ static void test_bogus_requests(struct ualg_ring *ring)
 	const int h = ualg_ring_open_tfm(ring, "hash", "sha256", NULL);
 	const int c = ualg_ring_open_tfm(ring, "skcipher", "cbc(aes)", NULL);
 	const int unkeyed = ualg_ring_open_tfm(ring, "skcipher", "cbc(aes)", NULL);
+	const int g = ualg_ring_open_tfm(ring, "aead", "gcm(aes)", NULL);
 	const uint64_t size = ualg_ring_bufsize(ring);
 	static const uint8_t key[16];
-	ok(ualg_ring_setkey(ring, c, key, 16) == 0, "setkey before bogus requests");
+	ok(ualg_ring_setkey(ring, c, key, 16) == 0 && ualg_ring_setkey(ring, g, key, 16) == 0,
+	   "setkey before bogus requests");
 	struct {
 		const char *what;
 		struct ualg_sqe q;
@@ -225,6 +267,12 @@ static void test_bogus_requests(struct ualg_ring *ring)
 		{ "non-zero flags", { .opcode = UALG_OP_HASH, .flags = 1, .tfm = (uint16_t)h }, -EINVAL },
 		{ "non-zero reserved", { .opcode = UALG_OP_HASH, .tfm = (uint16_t)h, .reserved = 1 }, -EINVAL },
 		{ "hash on a cipher transform", { .opcode = UALG_OP_HASH, .tfm = (uint16_t)c, .len = 16, .dst = 64 }, -EINVAL },
+		{ "aead tag past the end", { .opcode = UALG_OP_AEAD_ENCRYPT, .tfm = (uint16_t)g, .len = 32, .dst = size - 40 }, -EFAULT },
+		{ "aead assoclen over len", { .opcode = UALG_OP_AEAD_ENCRYPT, .tfm = (uint16_t)g, .len = 16, .assoclen = 17, .dst = 64 }, -EINVAL },
+		{ "aead decrypt shorter than the tag", { .opcode = UALG_OP_AEAD_DECRYPT, .tfm = (uint16_t)g, .len = 15, .dst = 64 }, -EINVAL },
+		{ "aead decrypt with a wrong tag", { .opcode = UALG_OP_AEAD_DECRYPT, .tfm = (uint16_t)g, .len = 48, .dst = 64 }, -EBADMSG },
+		{ "assoclen on a cipher request", { .opcode = UALG_OP_ENCRYPT, .tfm = (uint16_t)c, .len = 16, .assoclen = 1, .dst = 64 }, -EINVAL },
+		{ "cipher request on an aead transform", { .opcode = UALG_OP_ENCRYPT, .tfm = (uint16_t)g, .len = 16, .dst = 64 }, -EINVAL },
 		{ "cipher without a key", { .opcode = UALG_OP_ENCRYPT, .tfm = (uint16_t)unkeyed, .len = 16, .dst = 64 }, -ENOKEY },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -240,9 +288,12 @@ static void test_bogus_requests(struct ualg_ring *ring)
 	ok(ualg_ring_open_tfm(ring, "skcipher", "sha256", NULL) == -ENOENT, "open a hash as skcipher: ENOENT");
 	ok(ualg_ring_open_tfm(ring, "aead", "sha256", NULL) == -ENOENT, "open with an unknown type: ENOENT");
 	ok(ualg_ring_close_tfm(ring, 99) == -EBADF, "close an unopened id: EBADF");
+	ok(ualg_ring_setauthsize(ring, g, 17) == -EINVAL, "gcm authsize 17: EINVAL");
+	ok(ualg_ring_setauthsize(ring, h, 16) == -ENOPROTOOPT, "authsize on a hash: ENOPROTOOPT");
 	ualg_ring_close_tfm(ring, h);
 	ualg_ring_close_tfm(ring, c);
 	ualg_ring_close_tfm(ring, unkeyed);
+	ualg_ring_close_tfm(ring, g);
 }
 
 /* Indexes algd cannot trust: the ring stops with BROKEN, nothing else. */
@@ -454,7 +505,7 @@ int main(void)
 		if (type_of(&ualg_test_descs[i]))
 			test_sync(&ring, &ualg_test_descs[i]);
 	for (size_t i = 0; i < ualg_test_descs_count; i++)
-		if (type_of(&ualg_test_descs[i]))
+		if (type_of(&ualg_test_descs[i]) && ualg_test_descs[i].kind != UALG_TEST_AEAD)
 			test_batch(&ring, &ualg_test_descs[i]);
 	test_bogus_requests(&ring);
 	ualg_ring_exit(&ring);
