@@ -50,14 +50,17 @@ struct alg_spec {
 	const char *evp;		/* OpenSSL name of the same thing */
 	size_t keylen, ivlen, outlen;	/* outlen: digest size, 0 for ciphers */
 	bool mac;
+	size_t tag;			/* AEAD: tag length (no associated data) */
 };
 
 static const struct alg_spec all_algs[] = {
-	{ "sha256", "hash", "SHA256", 0, 0, 32, false },
-	{ "hmac(sha256)", "hash", "SHA256", 32, 0, 32, true },
-	{ "cbc(aes)", "skcipher", "AES-128-CBC", 16, 16, 0, false },
-	{ "ctr(aes)", "skcipher", "AES-128-CTR", 16, 16, 0, false },
-	{ "xts(aes)", "skcipher", "AES-128-XTS", 32, 16, 0, false },
+	{ "sha256", "hash", "SHA256", 0, 0, 32, false, 0 },
+	{ "hmac(sha256)", "hash", "SHA256", 32, 0, 32, true, 0 },
+	{ "cbc(aes)", "skcipher", "AES-128-CBC", 16, 16, 0, false, 0 },
+	{ "ctr(aes)", "skcipher", "AES-128-CTR", 16, 16, 0, false, 0 },
+	{ "xts(aes)", "skcipher", "AES-128-XTS", 32, 16, 0, false, 0 },
+	{ "gcm(aes)", "aead", "AES-128-GCM", 16, 12, 0, false, 16 },
+	{ "rfc7539(chacha20,poly1305)", "aead", "ChaCha20-Poly1305", 32, 12, 0, false, 16 },
 };
 
 static const size_t all_sizes[] = { 64, 1024, 16384, 1u << 20 };
@@ -98,7 +101,7 @@ static void fill_pattern(uint8_t *p, size_t len)
 
 static size_t out_len(const struct runner *r)
 {
-	return r->alg->outlen ? r->alg->outlen : r->len;
+	return r->alg->outlen ? r->alg->outlen : r->len + r->alg->tag;
 }
 
 static uint64_t now_ns(void)
@@ -121,8 +124,13 @@ static int inproc_run(struct runner *r)
 	if (r->mac)
 		return EVP_MAC_init(r->mac, NULL, 0, NULL) && EVP_MAC_update(r->mac, r->in, r->len) &&
 		       EVP_MAC_final(r->mac, r->out, &macl, 64) ? 1 : -EIO;
-	return EVP_CipherInit_ex2(r->cipher, NULL, NULL, bench_iv, 1, NULL) &&
-	       EVP_CipherUpdate(r->cipher, r->out, &outl, r->in, (int)r->len) ? 1 : -EIO;
+	if (!EVP_CipherInit_ex2(r->cipher, NULL, NULL, bench_iv, 1, NULL) ||
+	    !EVP_CipherUpdate(r->cipher, r->out, &outl, r->in, (int)r->len))
+		return -EIO;
+	if (r->alg->tag && (!EVP_CipherFinal_ex(r->cipher, r->out + r->len, &outl) ||
+			    !EVP_CIPHER_CTX_ctrl(r->cipher, EVP_CTRL_AEAD_GET_TAG, (int)r->alg->tag, r->out + r->len)))
+		return -EIO;
+	return 1;
 }
 
 static void inproc_done(struct runner *r)
@@ -180,6 +188,8 @@ static void native_prep(struct runner *r, unsigned i)
 
 	if (r->alg->outlen)
 		ualg_prep_hash(&r->ring, sqe, r->tfm, data, r->len, data + r->len);
+	else if (r->alg->tag)
+		ualg_prep_aead_encrypt(&r->ring, sqe, r->tfm, data, 0, r->len, data, iv);
 	else
 		ualg_prep_encrypt(&r->ring, sqe, r->tfm, data, data, r->len, iv);
 	ualg_sqe_set_data64(sqe, i);
@@ -292,14 +302,18 @@ static int alg_open(struct runner *r)
 	return r->opfd < 0 ? -errno : 0;
 }
 
-/* ALG_SET_OP and ALG_SET_IV, with no data: what starts a cipher request. */
+/* ALG_SET_OP and ALG_SET_IV (and for AEAD ALG_SET_AEAD_ASSOCLEN 0), with
+ * no data: what starts a cipher request. */
 static int cipher_start(struct runner *r)
 {
 	union {
-		char buf[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16)];
+		char buf[2 * CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16)];
 		struct cmsghdr align;
 	} ctl;
-	struct msghdr m = { .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf) };
+	const size_t ivlen = r->alg->ivlen;
+	struct msghdr m = { .msg_control = ctl.buf,
+			    .msg_controllen = CMSG_SPACE(sizeof(int)) * (r->alg->tag ? 2 : 1) +
+					      CMSG_SPACE(sizeof(struct af_alg_iv) + ivlen) };
 
 	memset(&ctl, 0, sizeof(ctl));
 	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
@@ -310,10 +324,17 @@ static int cipher_start(struct runner *r)
 	c = CMSG_NXTHDR(&m, c);
 	c->cmsg_level = SOL_ALG;
 	c->cmsg_type = ALG_SET_IV;
-	c->cmsg_len = CMSG_LEN(sizeof(struct af_alg_iv) + 16);
+	c->cmsg_len = CMSG_LEN(sizeof(struct af_alg_iv) + ivlen);
 	struct af_alg_iv *iv = (struct af_alg_iv *)CMSG_DATA(c);
-	iv->ivlen = 16;
-	memcpy(iv->iv, bench_iv, 16);
+	iv->ivlen = (uint32_t)ivlen;
+	memcpy(iv->iv, bench_iv, ivlen);
+	if (r->alg->tag) {
+		c = CMSG_NXTHDR(&m, c);
+		c->cmsg_level = SOL_ALG;
+		c->cmsg_type = ALG_SET_AEAD_ASSOCLEN;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		*(int *)CMSG_DATA(c) = 0;
+	}
 	return sendmsg(r->opfd, &m, MSG_MORE) < 0 ? -errno : 0;
 }
 
@@ -349,10 +370,26 @@ static int read_all(int fd, uint8_t *p, size_t n)
 	return 0;
 }
 
+/* An AEAD request is whole: the text, then ciphertext and tag back. */
+static int shim_aead_run(struct runner *r)
+{
+	int err = cipher_start(r);
+
+	for (size_t at = 0; !err && at < r->len; at += CHUNK) {
+		const size_t n = r->len - at < CHUNK ? r->len - at : CHUNK;
+		err = feed(r, r->in + at, n, at + n < r->len);
+	}
+	if (!err)
+		err = read_all(r->opfd, r->out, r->len + r->alg->tag);
+	return err ? err : 1;
+}
+
 /* A hash takes the whole message, then gives the digest; a cipher is fed
  * and drained chunk by chunk, as the kernel's send buffer requires. */
 static int shim_run(struct runner *r)
 {
+	if (r->alg->tag)
+		return shim_aead_run(r);
 	int err = r->alg->outlen ? 0 : cipher_start(r);
 
 	for (size_t at = 0; !err && at < r->len; at += CHUNK) {
@@ -384,6 +421,10 @@ static int shim_setup(struct runner *r, bool use_splice)
 	r->tfmfd = r->opfd = r->pipefd[0] = r->pipefd[1] = -1;
 	r->run = shim_run;
 	r->done = shim_done;
+	/* The kernel holds a whole AEAD request in the socket's send buffer
+	 * (about 200 KiB), so larger ones cannot be sent at all. */
+	if (r->alg->tag && r->len > CHUNK)
+		return -EMSGSIZE;
 	/* Page-aligned, as vmsplice users align: whole pages fit the pipe. */
 	r->in = aligned_alloc(4096, (r->len + 4095) / 4096 * 4096);
 	r->out = malloc(out_len(r));
@@ -605,10 +646,10 @@ static void print_row(const struct alg_spec *a, size_t len, enum path p, const s
 
 	size_name(len, sz, sizeof(sz));
 	if (res->err) {
-		printf("%-13s %7s %-13s  n/a (%s)\n", a->name, sz, path_names[p], strerror(-res->err));
+		printf("%-26s %7s %-13s  n/a (%s)\n", a->name, sz, path_names[p], strerror(-res->err));
 		return;
 	}
-	printf("%-13s %7s %-13s %9.1f %11.0f %9.1f %9.1f %6.0f%%%s\n", a->name, sz, path_names[p],
+	printf("%-26s %7s %-13s %9.1f %11.0f %9.1f %9.1f %6.0f%%%s\n", a->name, sz, path_names[p],
 	       res->mbps, res->ops, res->p50_us, res->p99_us, res->ratio * 100,
 	       res->mismatch ? "  MISMATCH" : "");
 }
@@ -705,7 +746,7 @@ struct options {
 	bool json, parallel, memory;
 	const char *png;
 	double seconds;
-	const struct alg_spec *algs[8];
+	const struct alg_spec *algs[sizeof(all_algs) / sizeof(all_algs[0])];
 	size_t nalgs, sizes[8], nsizes;
 };
 
@@ -726,7 +767,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->seconds = atof(argv[++i]);
 		} else if (!strcmp(argv[i], "--size") && v && o->nsizes < 8) {
 			o->sizes[o->nsizes++] = strtoul(argv[++i], NULL, 0);
-		} else if (!strcmp(argv[i], "--alg") && v && o->nalgs < 8) {
+		} else if (!strcmp(argv[i], "--alg") && v && o->nalgs < sizeof(o->algs) / sizeof(o->algs[0])) {
 			size_t k = 0;
 			while (k < sizeof(all_algs) / sizeof(all_algs[0]) && strcmp(all_algs[k].name, v))
 				k++;
@@ -754,7 +795,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 static void run_all(const struct options *o, struct result *res)
 {
 	if (!o->json)
-		printf("%-13s %7s %-13s %9s %11s %9s %9s %7s\n", "algorithm", "size", "path", "MB/s", "ops/s",
+		printf("%-26s %7s %-13s %9s %11s %9s %9s %7s\n", "algorithm", "size", "path", "MB/s", "ops/s",
 		       "p50 us", "p99 us", "ratio");
 	for (size_t a = 0; a < o->nalgs; a++)
 		for (size_t s = 0; s < o->nsizes; s++) {
@@ -796,6 +837,10 @@ int main(int argc, char **argv)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+	/* Memory first, while algd has served nothing else. */
+	struct memory mem = { -1, -1, 0 };
+	if (o.memory)
+		measure_memory(1000, &mem);
 	struct result *res = calloc(o.nalgs * o.nsizes * P_COUNT, sizeof(*res));
 	if (!res)
 		return 1;
@@ -805,9 +850,6 @@ int main(int argc, char **argv)
 	const size_t par_len = 16384;
 	double one = o.parallel ? parallel_ops(sha, par_len, 1, o.seconds * 4) : 0;
 	double two = o.parallel ? parallel_ops(sha, par_len, 2, o.seconds * 4) : 0;
-	struct memory mem = { -1, -1, 0 };
-	if (o.memory)
-		measure_memory(1000, &mem);
 
 	if (o.json) {
 		printf("{\"results\": [");
