@@ -509,6 +509,23 @@ static int measure(struct runner *r, double seconds, struct result *res)
 	return err < 0 ? err : 0;
 }
 
+/* On a shared machine other processes steal time from some runs: the
+ * best of a few says what the path itself can do. */
+static int measure_best(struct runner *r, double seconds, unsigned repeat, struct result *res)
+{
+	int err = 0;
+
+	for (unsigned i = 0; i < repeat && !err; i++) {
+		struct result one = *res;
+		err = measure(r, seconds, &one);
+		if (!err && one.ops > res->ops)
+			*res = one;
+	}
+	return err;
+}
+
+static unsigned repeat_count = 3;
+
 static void run_cell(const struct alg_spec *a, size_t len, enum path p, double seconds,
 		     const uint8_t *reference, struct result *res)
 {
@@ -522,7 +539,7 @@ static void run_cell(const struct alg_spec *a, size_t len, enum path p, double s
 	if (!res->err && reference)
 		res->mismatch = memcmp(r.out, reference, out_len(&r)) != 0;
 	if (!res->err)
-		res->err = measure(&r, seconds, res);
+		res->err = measure_best(&r, seconds, repeat_count, res);
 	if (r.done)
 		r.done(&r);
 }
@@ -704,7 +721,7 @@ static void plot(const char *png, const struct result *res, size_t nalgs, const 
 
 static void usage(FILE *f)
 {
-	fputs("usage: ualg-bench [--json] [--png FILE] [--seconds S] [--alg NAME]... [--size BYTES]...\n"
+	fputs("usage: ualg-bench [--json] [--png FILE] [--seconds S] [--repeat N] [--alg NAME]... [--size BYTES]...\n"
 	      "                  [--no-parallel] [--no-memory]\n"
 	      "Runs under ualg-run (re-executing itself there when started without it).\n", f);
 }
@@ -752,7 +769,7 @@ struct options {
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	*o = (struct options){ .parallel = true, .memory = true, .seconds = 0.25 };
+	*o = (struct options){ .parallel = true, .memory = true, .seconds = 0.15 };
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(argv[i], "--json")) {
@@ -763,6 +780,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->memory = false;
 		} else if (!strcmp(argv[i], "--png") && v) {
 			o->png = argv[++i];
+		} else if (!strcmp(argv[i], "--repeat") && v) {
+			repeat_count = (unsigned)strtoul(argv[++i], NULL, 10);
 		} else if (!strcmp(argv[i], "--seconds") && v) {
 			o->seconds = atof(argv[++i]);
 		} else if (!strcmp(argv[i], "--size") && v && o->nsizes < 8) {
@@ -788,7 +807,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	for (size_t k = 0; k < o->nsizes; k++)
 		if (o->sizes[k] == 0 || o->sizes[k] > (64u << 20))
 			return -1;
-	return o->seconds > 0 ? 0 : -1;
+	return o->seconds > 0 && repeat_count > 0 ? 0 : -1;
 }
 
 /* Every cell, inproc first so the others have a reference and a ratio. */
