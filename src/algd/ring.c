@@ -164,11 +164,10 @@ static uint8_t *scratch(struct ring *r, size_t len)
  * meanwhile only spoils its own ciphertext.  Otherwise the request is
  * laid out so in a private copy first (templates such as rfc4543 read the
  * associated data and the text as one). */
-static int32_t aead_encrypt(struct ring *r, const struct ring_tfm *t, const struct ualg_sqe *q)
+static int32_t aead_encrypt(struct ring *r, const struct ring_tfm *t, const struct ualg_sqe *q, uint8_t *iv)
 {
 	const size_t cryptlen = q->len - q->assoclen, authsize = t->tfm->authsize;
 	const uint64_t text = q->src + q->assoclen;
-	uint8_t iv[UALG_MAX_IVSIZE];
 
 	if (!range_ok(r, q->dst, cryptlen + authsize))
 		return -EFAULT;
@@ -180,8 +179,6 @@ static int32_t aead_encrypt(struct ring *r, const struct ring_tfm *t, const stru
 			return -ENOMEM;
 		memcpy(work, r->buf + q->src, q->len);
 	}
-	if (t->ivsize)
-		memcpy(iv, r->buf + q->iv, t->ivsize);
 	const struct ualg_aead_req req = { .aad = work, .assoclen = q->assoclen,
 					   .text = work + q->assoclen, .cryptlen = cryptlen, .iv = iv };
 	int err = ualg_aead_encrypt(t->tfm, &req);
@@ -195,10 +192,9 @@ static int32_t aead_encrypt(struct ring *r, const struct ring_tfm *t, const stru
 /* Decryption works on a private copy of the whole input: the plaintext
  * is released only after the tag verified, over bytes the client can no
  * longer change. */
-static int32_t aead_decrypt(struct ring *r, const struct ring_tfm *t, const struct ualg_sqe *q)
+static int32_t aead_decrypt(struct ring *r, const struct ring_tfm *t, const struct ualg_sqe *q, uint8_t *iv)
 {
 	const size_t cryptlen = q->len - q->assoclen, authsize = t->tfm->authsize;
-	uint8_t iv[UALG_MAX_IVSIZE];
 
 	if (cryptlen < authsize)
 		return -EINVAL;
@@ -208,8 +204,6 @@ static int32_t aead_decrypt(struct ring *r, const struct ring_tfm *t, const stru
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, r->buf + q->src, q->len);
-	if (t->ivsize)
-		memcpy(iv, r->buf + q->iv, t->ivsize);
 	const struct ualg_aead_req req = { .aad = copy, .assoclen = q->assoclen,
 					   .text = copy + q->assoclen, .cryptlen = cryptlen, .iv = iv };
 	int err = ualg_aead_decrypt(t->tfm, &req);
@@ -219,13 +213,18 @@ static int32_t aead_decrypt(struct ring *r, const struct ring_tfm *t, const stru
 	return err ? err : (int32_t)(cryptlen - authsize);
 }
 
+/* The IV is read once, into algd's memory, as for ciphers. */
 static int32_t run_aead(struct ring *r, const struct ring_tfm *t, const struct ualg_sqe *q)
 {
+	uint8_t iv[UALG_MAX_IVSIZE];
+
 	if (t->type != UALG_ALG_AEAD || q->assoclen > q->len || q->len > INT32_MAX)
 		return -EINVAL;
 	if (!range_ok(r, q->src, q->len) || (t->ivsize && !range_ok(r, q->iv, t->ivsize)))
 		return -EFAULT;
-	return q->opcode == UALG_OP_AEAD_ENCRYPT ? aead_encrypt(r, t, q) : aead_decrypt(r, t, q);
+	if (t->ivsize)
+		memcpy(iv, r->buf + q->iv, t->ivsize);
+	return q->opcode == UALG_OP_AEAD_ENCRYPT ? aead_encrypt(r, t, q, iv) : aead_decrypt(r, t, q, iv);
 }
 
 /* q is algd's private copy: every field is checked here, once. */
@@ -651,6 +650,14 @@ static int on_open(struct ring *r, int fd, const uint8_t *body, size_t len)
 	return reply(fd, UALG_MSG_RING_OPEN, id, &info, id >= 0 ? sizeof(info) : 0, -1) ? -1 : 0;
 }
 
+/* A control request's transform id: 0 when it names an open transform. */
+static int tfm_id_check(const struct ring *r, uint32_t id)
+{
+	if (!r)
+		return -ENXIO;
+	return id < UALG_RING_MAX_TFMS && r->tfms[id].tfm ? 0 : -EBADF;
+}
+
 static int on_setkey(struct ring *r, int fd, const uint8_t *body, size_t len)
 {
 	struct ualg_ring_setkey k;
@@ -661,13 +668,10 @@ static int on_setkey(struct ring *r, int fd, const uint8_t *body, size_t len)
 	memcpy(&k, body, sizeof(k));
 	if (k.keylen > UALG_MAX_KEYSIZE || len != sizeof(k) + k.keylen)
 		return -1;
-	if (!r)
-		err = -ENXIO;
-	else if (k.tfm >= UALG_RING_MAX_TFMS || !r->tfms[k.tfm].tfm)
-		err = -EBADF;
-	else if (!ualg_tfm_has_setkey(r->tfms[k.tfm].tfm))
+	err = tfm_id_check(r, k.tfm);
+	if (!err && !ualg_tfm_has_setkey(r->tfms[k.tfm].tfm))
 		err = -ENOPROTOOPT;
-	else {
+	if (!err) {
 		pthread_mutex_lock(&r->lock);
 		err = ualg_tfm_setkey(r->tfms[k.tfm].tfm, body + sizeof(k), k.keylen);
 		pthread_mutex_unlock(&r->lock);
@@ -688,16 +692,11 @@ static void close_tfm(struct ring *r, unsigned id)
 static int on_close(struct ring *r, int fd, const uint8_t *body, size_t len)
 {
 	struct ualg_ring_close c;
-	int err = 0;
-
 	if (len != sizeof(c))
 		return -1;
 	memcpy(&c, body, sizeof(c));
-	if (!r)
-		err = -ENXIO;
-	else if (c.tfm >= UALG_RING_MAX_TFMS || !r->tfms[c.tfm].tfm)
-		err = -EBADF;
-	else
+	int err = tfm_id_check(r, c.tfm);
+	if (!err)
 		close_tfm(r, c.tfm);
 	return reply(fd, UALG_MSG_RING_CLOSE, err, NULL, 0, -1) ? -1 : 0;
 }
@@ -710,13 +709,10 @@ static int on_setauthsize(struct ring *r, int fd, const uint8_t *body, size_t le
 	if (len != sizeof(a))
 		return -1;
 	memcpy(&a, body, sizeof(a));
-	if (!r)
-		err = -ENXIO;
-	else if (a.tfm >= UALG_RING_MAX_TFMS || !r->tfms[a.tfm].tfm)
-		err = -EBADF;
-	else if (r->tfms[a.tfm].type != UALG_ALG_AEAD)
+	err = tfm_id_check(r, a.tfm);
+	if (!err && r->tfms[a.tfm].type != UALG_ALG_AEAD)
 		err = -ENOPROTOOPT;
-	else {
+	if (!err) {
 		pthread_mutex_lock(&r->lock);
 		err = ualg_aead_setauthsize(r->tfms[a.tfm].tfm, a.authsize);
 		pthread_mutex_unlock(&r->lock);
