@@ -65,7 +65,8 @@ struct ring {
 	bool broken;
 	uint8_t *scratch;	/* AEAD decryption happens here, not in shared memory */
 	size_t scratch_size;
-	struct ring *next;	/* worker's list, or its command queue */
+	struct ring *next;	/* the worker's list of its rings */
+	struct ring *cmd_next;	/* a command queue (written under cmd_lock) */
 };
 
 struct worker {
@@ -321,23 +322,19 @@ static void ring_free(struct ring *r)
 	free(r);
 }
 
+/* Under cmd_lock throughout: a ring just added may already be queued for
+ * removal, which rewrites its cmd_next. */
 static void worker_commands(struct worker *w)
 {
 	pthread_mutex_lock(&w->cmd_lock);
-	struct ring *adds = w->adds, *removes = w->removes;
-	w->adds = w->removes = NULL;
-	__atomic_store_n(&w->pending, 0, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&w->cmd_lock);
-
-	for (struct ring *r = adds, *next; r; r = next) {
-		next = r->next;
+	for (struct ring *r = w->adds; r; r = r->cmd_next) {
 		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = r };
 		epoll_ctl(w->epfd, EPOLL_CTL_ADD, r->sq_efd, &ev);
 		r->next = w->rings;
 		w->rings = r;
 	}
-	for (struct ring *r = removes, *next; r; r = next) {
-		next = r->next;
+	for (struct ring *r = w->removes, *next; r; r = next) {
+		next = r->cmd_next;
 		for (struct ring **p = &w->rings; *p; p = &(*p)->next)
 			if (*p == r) {
 				*p = r->next;
@@ -346,6 +343,9 @@ static void worker_commands(struct worker *w)
 		epoll_ctl(w->epfd, EPOLL_CTL_DEL, r->sq_efd, NULL);
 		ring_free(r);
 	}
+	w->adds = w->removes = NULL;
+	__atomic_store_n(&w->pending, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&w->cmd_lock);
 }
 
 /* Tells every ring's client to kick us, then checks once more that
@@ -421,7 +421,7 @@ static void worker_command(struct worker *w, struct ring *r, bool add)
 {
 	pthread_mutex_lock(&w->cmd_lock);
 	struct ring **list = add ? &w->adds : &w->removes;
-	r->next = *list;
+	r->cmd_next = *list;
 	*list = r;
 	__atomic_store_n(&w->pending, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&w->cmd_lock);
