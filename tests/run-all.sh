@@ -101,6 +101,10 @@ suite "algd against malformed frames" python3 tests/proto/bad_frames.py
 suite "algctl, algd administration and NETLINK_CRYPTO vs Linux 6.1 (tests/ctl/algctl.sh)" \
 	env BUILD="$B" bash tests/ctl/algctl.sh
 
+# The native API (libualg): standard vectors through the shared rings, and
+# a hostile client rewriting them.
+suite "libualg ring API against algd" "$B/tests/test-ualg"
+
 # Real clients whose golden output was recorded on the oracle: Debian's
 # kcapi-tools on 0 B, 1 B and 1 MiB inputs (the 1 MiB runs go through
 # libkcapi's vmsplice/splice pipeline).

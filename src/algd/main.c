@@ -3,6 +3,7 @@
 #include "config.h"
 #include "crypto.h"
 #include "proto.h"
+#include "ring.h"
 #include "server.h"
 
 #include <getopt.h>
@@ -13,13 +14,15 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: algd [-v] [--config FILE] [--socket PATH] [--ready-fd FD] [--list]\n"
+	fputs("usage: algd [-v] [--config FILE] [--socket PATH] [--ready-fd FD] [--workers N] [--poll-us US] [--list]\n"
 	      "  --config FILE   settings (see algd.conf(5) in README): priorities,\n"
 	      "                  disabled drivers, admin group, socket; SIGHUP rereads it\n"
 	      "  --socket PATH   listen on PATH (default: $UALG_SOCKET, /run/ualg/algd.sock\n"
 	      "                  for root, else $XDG_RUNTIME_DIR/ualg/algd.sock)\n"
 	      "  --ready-fd FD   write one byte to FD once listening, then close it\n"
 	      "  --list          print the registered algorithms and exit\n"
+	      "  --workers N     threads serving native rings (default: one per CPU)\n"
+	      "  --poll-us US    how long a ring worker busy-polls after work (default 50)\n"
 	      "  -v              log more (repeat for more)\n", f);
 }
 
@@ -39,6 +42,8 @@ int main(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "ready-fd", required_argument, NULL, 'r' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "poll-us", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -54,6 +59,8 @@ int main(int argc, char **argv)
 		case 'c': config = optarg; break;
 		case 'r': opts.ready_fd = atoi(optarg); break;
 		case 'l': list = true; break;
+		case 'w': ring_set_workers((unsigned)strtoul(optarg, NULL, 10)); break;
+		case 'p': ring_set_poll_us((unsigned)strtoul(optarg, NULL, 10)); break;
 		case 'v': opts.verbose++; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

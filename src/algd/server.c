@@ -10,6 +10,7 @@
 #include "afalg.h"
 #include "config.h"
 #include "proto.h"
+#include "ring.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +45,7 @@ struct conn {
 	size_t rest_len, rest_off;
 	bool admin;		/* the peer may change algorithms */
 	bool closed;		/* freed after the current batch of events */
+	struct ring *ring;	/* native ring API, once set up */
 	struct conn *prev, *next;
 };
 
@@ -130,6 +132,7 @@ static void conn_close(struct conn *c)
 	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	afalg_sock_put(c->sk);
+	ring_release(c->ring);
 	parked_free(c->parked);
 	rest_drop(c);
 	if (c->prev)
@@ -457,6 +460,11 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 		return on_admin(c, h.type, body, blen);
 	case UALG_MSG_DESCRIBE: return on_describe(c, blen);
 	case UALG_MSG_SNDBUF: return on_sndbuf(c, body, blen);
+	case UALG_MSG_RING_SETUP:
+	case UALG_MSG_RING_OPEN:
+	case UALG_MSG_RING_SETKEY:
+	case UALG_MSG_RING_SETAUTHSIZE:
+	case UALG_MSG_RING_CLOSE: return ring_request(&c->ring, c->fd, h.type, body, blen);
 	default: return -1;
 	}
 }

@@ -7,6 +7,9 @@
  * sockets or clients: the daemon wraps it.
  *
  * Not thread-safe: the registry is owned by one thread (algd's event loop).
+ * A transform, once created, may be used from another thread (algd's ring
+ * workers), by one thread at a time; creating and freeing it stay with the
+ * registry's thread.
  */
 #ifndef UALG_CORE_CRYPTO_H
 #define UALG_CORE_CRYPTO_H

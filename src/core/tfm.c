@@ -112,12 +112,13 @@ int ualg_tfm_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
 	return r;
 }
 
-/* Counts one request of an algorithm in its statistics; returns r. */
+/* Counts one request of an algorithm in its statistics; returns r.
+ * Atomic: transforms of one algorithm run in several ring workers. */
 static int account(struct ualg_alg *alg, bool request, size_t bytes, int r)
 {
-	alg->stats.ops += request;
-	alg->stats.bytes += bytes;
-	alg->stats.errors += r < 0;
+	__atomic_fetch_add(&alg->stats.ops, request, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&alg->stats.bytes, bytes, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&alg->stats.errors, r < 0, __ATOMIC_RELAXED);
 	return r;
 }
 

@@ -60,6 +60,11 @@ enum ualg_msg_type {
 	/* 64-79: further AF_ALG surface */
 	UALG_MSG_DESCRIBE = 64,	/* what this connection is: struct ualg_describe */
 	UALG_MSG_SNDBUF = 65,	/* the op socket's SO_SNDBUF changed: struct ualg_sndbuf */
+	UALG_MSG_RING_SETUP = 80,	/* native API: create this connection's ring */
+	UALG_MSG_RING_OPEN,	/* open a transform by name: result is its id */
+	UALG_MSG_RING_SETKEY,	/* set a transform's key (kept in algd) */
+	UALG_MSG_RING_CLOSE,	/* close a transform */
+	UALG_MSG_RING_SETAUTHSIZE,	/* an AEAD transform's tag length */
 	UALG_MSG_TYPE_MAX = 128,
 };
 
@@ -198,6 +203,49 @@ struct ualg_alg_rec {
 	uint32_t blocksize, digestsize, min_keysize, max_keysize, ivsize, chunksize;
 	uint32_t maxauthsize, seedsize;	/* aead, rng */
 	uint64_t ops, bytes, errors;	/* the algorithm's statistics */
+};
+
+/* The native ring API (libualg, see src/lib/ualg_abi.h for the shared
+ * memory).  A greeted connection sends RING_SETUP once; the reply carries a
+ * struct ualg_ring_setup_reply and three fds with SCM_RIGHTS: the sealed
+ * memfd, the submission eventfd and the completion eventfd.  Transforms
+ * are opened, keyed and closed on the socket; data only moves through the
+ * ring. */
+struct ualg_ring_setup {
+	uint32_t entries;	/* power of two, 1..UALG_RING_MAX_ENTRIES */
+	uint32_t reserved;
+	uint64_t bufsize;	/* buffer area, 1..UALG_RING_MAX_BUF */
+};
+
+struct ualg_ring_setup_reply {
+	uint32_t entries;
+	uint32_t reserved;
+	uint64_t sq_off, cq_off, buf_off, bufsize, map_size;
+};
+
+/* Reply: result is the id; the body gives the sizes a caller needs. */
+struct ualg_ring_open {
+	uint8_t type[14];	/* "hash", "skcipher" or "aead", NUL-terminated within */
+	uint16_t reserved;
+	uint32_t name_len;	/* bytes of name that follow, NUL included */
+};
+
+struct ualg_ring_tfm_info {
+	uint32_t digestsize, ivsize, blocksize, chunksize;
+};
+
+struct ualg_ring_setkey {
+	uint32_t tfm;
+	uint32_t keylen;	/* bytes of key that follow */
+};
+
+struct ualg_ring_close {
+	uint32_t tfm;
+};
+
+struct ualg_ring_setauthsize {
+	uint32_t tfm;
+	uint32_t authsize;
 };
 
 /* Sends one frame: header, then the given parts, optionally passing fd
