@@ -10,6 +10,11 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+/* Locked key memory for every transform and keyed hash state: a power of
+ * two, under the usual 8 MiB RLIMIT_MEMLOCK.  When full, setkey and
+ * accept fail with ENOMEM, as kmalloc would. */
+#define SECURE_HEAP_SIZE (4u << 20)
+
 static void usage(FILE *f)
 {
 	fputs("usage: algd [-v] [--socket PATH] [--ready-fd FD] [--list]\n"
@@ -59,6 +64,14 @@ int main(int argc, char **argv)
 	}
 	/* Keys live in this process: no core dumps, no ptrace by peers. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	/* Before anything touches OpenSSL (secmem.c). */
+	int sec = ualg_secmem_init(SECURE_HEAP_SIZE);
+	if (sec < 0) {
+		fputs("algd: cannot set up the secure key heap\n", stderr);
+		return 1;
+	}
+	if (sec > 0)
+		fputs("algd: warning: key heap not locked in memory (RLIMIT_MEMLOCK?)\n", stderr);
 
 	if (ualg_core_init()) {
 		fputs("algd: crypto core failed to initialise\n", stderr);

@@ -25,11 +25,41 @@ static bool alg_keyed(const struct ualg_alg *alg)
 	return false;
 }
 
+/* A secure section around work on a keyed transform; unkeyed ones (plain
+ * hashes) stay out of the locked heap, which is small. */
+static bool keyed_begin(const struct ualg_alg *alg)
+{
+	if (!alg_keyed(alg))
+		return false;
+	ualg_secure_begin();
+	return true;
+}
+
+static int keyed_end(bool begun)
+{
+	return begun ? ualg_secure_end() : 0;
+}
+
+/* A keyed transform's context, and whatever OpenSSL allocates for it, is
+ * key memory (secmem.c). */
+static void *ctx_alloc(const struct ualg_alg *alg)
+{
+	const size_t n = alg->ctxsize ? alg->ctxsize : 1;
+
+	return alg_keyed(alg) ? ualg_secure_zalloc(n) : calloc(1, n);
+}
+
+static void ctx_free(void *ctx, size_t len)
+{
+	ualg_wipe(ctx, len);
+	ualg_secure_free(ctx);	/* either heap */
+}
+
 struct ualg_tfm *ualg_tfm_new(struct ualg_alg *alg, int *err)
 {
 	struct ualg_tfm *tfm = calloc(1, sizeof(*tfm));
 
-	if (!tfm || !(tfm->ctx = calloc(1, alg->ctxsize ? alg->ctxsize : 1))) {
+	if (!tfm || !(tfm->ctx = ctx_alloc(alg))) {
 		free(tfm);
 		*err = ENOMEM;
 		return NULL;
@@ -37,9 +67,16 @@ struct ualg_tfm *ualg_tfm_new(struct ualg_alg *alg, int *err)
 	tfm->alg = alg;
 	tfm->need_key = alg_keyed(alg);
 	if (alg->init_tfm) {
+		bool begun = keyed_begin(alg);
 		int r = alg->init_tfm(tfm);
+		int full = keyed_end(begun);
+		if (!r && full) {
+			if (alg->exit_tfm)
+				alg->exit_tfm(tfm);
+			r = full;
+		}
 		if (r) {
-			free(tfm->ctx);
+			ctx_free(tfm->ctx, alg->ctxsize);
 			free(tfm);
 			*err = -r;
 			return NULL;
@@ -55,8 +92,7 @@ void ualg_tfm_free(struct ualg_tfm *tfm)
 		return;
 	if (tfm->alg->exit_tfm)
 		tfm->alg->exit_tfm(tfm);
-	ualg_wipe(tfm->ctx, tfm->alg->ctxsize);
-	free(tfm->ctx);
+	ctx_free(tfm->ctx, tfm->alg->ctxsize);
 	ualg_alg_put(tfm->alg);
 	free(tfm);
 }
@@ -73,6 +109,7 @@ int ualg_tfm_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
 	const struct ualg_alg *alg = tfm->alg;
 	int r;
 
+	ualg_secure_begin();
 	switch (alg->type) {
 	/* A length outside the algorithm's range is refused before the key is
 	 * touched, so the old key stays usable (crypto_skcipher_setkey()). */
@@ -94,6 +131,9 @@ int ualg_tfm_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
 	default:
 		r = -EINVAL;
 	}
+	int full = ualg_secure_end();
+	if (full)
+		r = full;	/* the kernel's setkey would fail its kmalloc */
 	tfm->need_key = r != 0;
 	return r;
 }
@@ -103,11 +143,28 @@ unsigned ualg_hash_digestsize(const struct ualg_tfm *tfm)
 	return tfm->alg->u.shash.digestsize;
 }
 
+/* A keyed hash's state holds key-derived values (HMAC's padded states);
+ * so does any state made while a key is set (hmac template's ipad/opad). */
 static int desc_alloc(struct ualg_hash_desc *desc, struct ualg_tfm *tfm)
 {
+	const size_t n = tfm->alg->u.shash.descsize ? tfm->alg->u.shash.descsize : 1;
+
 	desc->tfm = tfm;
-	desc->state = calloc(1, tfm->alg->u.shash.descsize ? tfm->alg->u.shash.descsize : 1);
+	desc->state = alg_keyed(tfm->alg) || ualg_secure_active() ? ualg_secure_zalloc(n)
+								   : calloc(1, n);
 	return desc->state ? 0 : -ENOMEM;
+}
+
+/* Ends the section around a keyed hash operation that made a state. */
+static int keyed_state_done(struct ualg_hash_desc *desc, int r, bool begun)
+{
+	int full = keyed_end(begun);
+
+	if (!r && full) {
+		ualg_hash_exit(desc);
+		r = full;
+	}
+	return r;
 }
 
 /* (Re)starts a hash; an existing state is released first. */
@@ -115,17 +172,17 @@ int ualg_hash_init(struct ualg_hash_desc *desc, struct ualg_tfm *tfm)
 {
 	if (tfm->need_key)
 		return -ENOKEY;
+	bool begun = keyed_begin(tfm->alg);
+	int r = 0;
 	if (desc->state && desc->tfm == tfm) {
 		tfm->alg->u.shash.exit(desc);
 	} else {
 		ualg_hash_exit(desc);
-		if (desc_alloc(desc, tfm))
-			return -ENOMEM;
+		r = desc_alloc(desc, tfm);
 	}
-	int r = tfm->alg->u.shash.init(desc);
-	if (r)
+	if (!r && (r = tfm->alg->u.shash.init(desc)))
 		ualg_hash_exit(desc);
-	return r;
+	return keyed_state_done(desc, r, begun);
 }
 
 int ualg_hash_update(struct ualg_hash_desc *desc, const uint8_t *data, size_t len)
@@ -141,12 +198,11 @@ int ualg_hash_final(struct ualg_hash_desc *desc, uint8_t *out)
 int ualg_hash_clone(struct ualg_hash_desc *dst, const struct ualg_hash_desc *src)
 {
 	ualg_hash_exit(dst);
-	if (desc_alloc(dst, src->tfm))
-		return -ENOMEM;
-	int r = src->tfm->alg->u.shash.clone(dst, src);
-	if (r)
+	bool begun = keyed_begin(src->tfm->alg);
+	int r = desc_alloc(dst, src->tfm);
+	if (!r && (r = src->tfm->alg->u.shash.clone(dst, src)))
 		ualg_hash_exit(dst);
-	return r;
+	return keyed_state_done(dst, r, begun);
 }
 
 void ualg_hash_exit(struct ualg_hash_desc *desc)
@@ -154,8 +210,7 @@ void ualg_hash_exit(struct ualg_hash_desc *desc)
 	if (!desc->state)
 		return;
 	desc->tfm->alg->u.shash.exit(desc);
-	ualg_wipe(desc->state, desc->tfm->alg->u.shash.descsize);
-	free(desc->state);
+	ctx_free(desc->state, desc->tfm->alg->u.shash.descsize);
 	desc->state = NULL;
 }
 
