@@ -13,7 +13,11 @@ passed=0 failed=0
 
 # One algd for the whole run; ualg-run finds it through UALG_SOCKET.
 export UALG_SOCKET="$T/algd.sock"
-"$B/src/algd/algd" --socket "$UALG_SOCKET" --ready-fd 3 3>"$T/ready" 2>"$T/algd.log" &
+# As root, algd runs as it would be deployed: as its own user (nobody here).
+# UALG_ALGD_OPTS adds options (check-asan: --no-seccomp).
+ALGD_OPTS=${UALG_ALGD_OPTS:-}
+[ "$(id -u)" = 0 ] && ALGD_OPTS="$ALGD_OPTS --user nobody"
+"$B/src/algd/algd" --socket "$UALG_SOCKET" --ready-fd 3 $ALGD_OPTS 3>"$T/ready" 2>"$T/algd.log" &
 ALGD=$!
 trap 'kill $ALGD 2>/dev/null; wait $ALGD 2>/dev/null; rm -rf "$T"' EXIT
 for _ in $(seq 100); do [ -s "$T/ready" ] && break; sleep 0.1; done

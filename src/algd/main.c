@@ -3,12 +3,15 @@
 #include "crypto.h"
 #include "proto.h"
 #include "server.h"
+#include "sandbox.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 /* Locked key memory for every transform and keyed hash state: a power of
  * two, under the usual 8 MiB RLIMIT_MEMLOCK.  When full, setkey and
@@ -17,12 +20,30 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: algd [-v] [--socket PATH] [--ready-fd FD] [--list]\n"
+	fputs("usage: algd [-v] [--socket PATH] [--ready-fd FD] [--user NAME] [--allow LIST]\n"
+	      "            [--max-sockets N] [--no-seccomp] [--list]\n"
 	      "  --socket PATH   listen on PATH (default: $UALG_SOCKET, /run/ualg/algd.sock\n"
 	      "                  for root, else $XDG_RUNTIME_DIR/ualg/algd.sock)\n"
 	      "  --ready-fd FD   write one byte to FD once listening, then close it\n"
+	      "  --user NAME     when started as root, run as NAME once listening\n"
+	      "  --allow LIST    clients allowed besides root, e.g. uid:1000,gid:ualg\n"
+	      "                  (repeatable; default: algd's own uid only)\n"
+	      "  --max-sockets N AF_ALG sockets one uid may hold (default 4096): EMFILE\n"
+	      "  --no-seccomp    no syscall filter (debuggers and sanitizers only)\n"
 	      "  --list          print the registered algorithms and exit\n"
 	      "  -v              log more (repeat for more)\n", f);
+}
+
+static int parse_count(const char *s, unsigned *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (errno || end == s || *end || s[0] < '1' || s[0] > '9' || v > 1000000)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
 }
 
 static void list_algs(void)
@@ -40,11 +61,16 @@ int main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "ready-fd", required_argument, NULL, 'r' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "allow", required_argument, NULL, 'a' },
+		{ "max-sockets", required_argument, NULL, 'm' },
+		{ "no-seccomp", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct server_opts opts = { .ready_fd = -1 };
 	char path[256];
+	const char *user = NULL;
 	bool list = false;
 	int c;
 
@@ -53,6 +79,20 @@ int main(int argc, char **argv)
 		case 's': opts.socket_path = optarg; break;
 		case 'r': opts.ready_fd = atoi(optarg); break;
 		case 'l': list = true; break;
+		case 'u': user = optarg; break;
+		case 'a':
+			if (policy_parse(&opts.policy, optarg)) {
+				fprintf(stderr, "algd: bad --allow list: %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 'm':
+			if (parse_count(optarg, &opts.max_sockets)) {
+				fprintf(stderr, "algd: bad --max-sockets: %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 'n': opts.no_seccomp = true; break;
 		case 'v': opts.verbose++; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -62,6 +102,15 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (user && geteuid() != 0) {
+		fputs("algd: --user needs root\n", stderr);
+		return 2;
+	}
+	if (user && sandbox_lookup_user(user, &opts.uid, &opts.gid))
+		return 1;
+	opts.drop = user != NULL;
+	if (!user && geteuid() == 0)
+		fputs("algd: warning: running as root; use --user\n", stderr);
 	/* Keys live in this process: no core dumps, no ptrace by peers. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	/* Before anything touches OpenSSL (secmem.c). */

@@ -139,6 +139,8 @@ int ualg_hello(int sock)
 	while (n == -EINTR);
 	if (n < 0)
 		return (int)n;
+	if (n > 0 && h.type == UALG_MSG_HELLO && h.result < 0 && h.result > -4096)
+		return h.result;	/* refused: by policy (EACCES) or a limit (EMFILE) */
 	return n > 0 && h.type == UALG_MSG_HELLO && h.result == UALG_PROTO_VERSION ? 0 : -EPROTO;
 }
 
