@@ -69,6 +69,10 @@ grep -E '^test_.* \.\.\. ' "$T/py" | sed 's/^/    /'
 
 suite "algd against malformed frames" python3 tests/proto/bad_frames.py
 
+# algd as a security boundary: confinement, policy, key memory, killed
+# clients, a killed algd, 1000 sockets, a client that never reads.
+suite "security and fault tests" "$RUN" python3 tests/security/faults.py "$B/src/algd/algd"
+
 # Real clients whose golden output was recorded on the oracle: Debian's
 # kcapi-tools on 0 B, 1 B and 1 MiB inputs (the 1 MiB runs go through
 # libkcapi's vmsplice/splice pipeline).

@@ -535,8 +535,9 @@ static int socket_dir(const char *dir, const struct server_opts *opts)
 		fprintf(stderr, "algd: cannot create %s: %s\n", dir, strerror(errno));
 		return -1;
 	}
-	if (!S_ISDIR(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
-	    (st.st_mode & 022)) {
+	const bool owner_ok = st.st_uid == 0 || st.st_uid == geteuid() ||
+			      (opts->drop && st.st_uid == opts->uid);
+	if (!S_ISDIR(st.st_mode) || !owner_ok || (st.st_mode & 022)) {
 		fprintf(stderr, "algd: %s must be a directory of root or this user, "
 			"writable by no one else\n", dir);
 		return -1;

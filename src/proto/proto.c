@@ -131,7 +131,8 @@ int ualg_hello(int sock)
 	struct ualg_hdr h;
 	int r = ualg_frame_send(sock, UALG_MSG_HELLO, 0, 0, &part, 1, -1);
 
-	if (r)
+	/* A refusing algd may have hung up already, its answer still queued. */
+	if (r && r != -EPIPE && r != -ECONNRESET)
 		return r;
 	ssize_t n;
 	do
