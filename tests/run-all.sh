@@ -50,6 +50,12 @@ sed 's/^/    /' "$T/core"
 passed=$((passed + $(grep -c '^ok ' "$T/core"))); failed=$((failed + $(grep -c '^not ok ' "$T/core")))
 grep -q '^1\.\.' "$T/core" || result "core unit tests ran to the end" 1
 
+echo "# algd's seccomp filter (TAP)"
+"$B/tests/test-seccomp" > "$T/seccomp" 2>&1
+sed 's/^/    /' "$T/seccomp"
+passed=$((passed + $(grep -c '^ok ' "$T/seccomp"))); failed=$((failed + $(grep -c '^not ok ' "$T/seccomp")))
+grep -q '^1\.\.' "$T/seccomp" || result "seccomp tests ran to the end" 1
+
 # The seed's samples print standard values: SHA-1("abc") (FIPS 180-2) and
 # RFC 3602 case 1.
 out=$("$RUN" "$B/examples/hash-sample" 2>&1)
