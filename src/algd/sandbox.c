@@ -12,6 +12,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+/* libseccomp's SCMP_A* macros leave datum_b to zero-initialisation, which
+ * clang's -Wextra reports. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 int sandbox_lookup_user(const char *name, uid_t *uid, gid_t *gid)
 {
 	const struct passwd *pw = getpwnam(name);

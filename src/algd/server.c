@@ -48,6 +48,7 @@ struct conn {
 	bool greeted;		/* HELLO seen (op connections are born greeted) */
 	struct alg_sock *sk;
 	struct parked *parked;	/* at most one waiter per socket */
+	bool sending;		/* a sendmsg() whose LAST frame has not come */
 	struct conn *prev, *next;
 };
 
@@ -288,9 +289,14 @@ static int on_send(struct conn *c, const uint8_t *body, size_t len)
 	};
 	if (s.fault && s.len)
 		return -1;
+	/* Only a call's first frame may start one: the types' send() rely
+	 * on it (a hash without its state; found by tests/fuzz). */
+	if (!s.first && !c->sending)
+		return -1;
 	int r = afalg_send(c->sk, &s, progress_now);
 	if (r == AFALG_WAIT)
 		return 1;
+	c->sending = r >= 0 && !s.last;
 	return reply(c, UALG_MSG_SEND, 0, r, NULL, 0, -1) ? -1 : 0;
 }
 
@@ -330,6 +336,7 @@ static int on_cancel(struct conn *c, size_t len)
 	if (len)
 		return -1;
 	struct parked *pk = c->parked;
+	c->sending = false;	/* the interrupted call has ended */
 	if (pk) {
 		c->parked = NULL;
 		const struct ualg_hdr *h = (const struct ualg_hdr *)pk->frame;
