@@ -138,6 +138,10 @@ int ualg_hello(int sock)
 	do
 		n = ualg_frame_recv(sock, &h, NULL, 0, NULL, 1);
 	while (n == -EINTR);
+	/* algd closed before reading our HELLO: the kernel reports the reset
+	 * first, then the answer algd queued before it. */
+	if (n == -ECONNRESET)
+		n = ualg_frame_recv(sock, &h, NULL, 0, NULL, 1);
 	if (n < 0)
 		return (int)n;
 	if (n > 0 && h.type == UALG_MSG_HELLO && h.result < 0 && h.result > -4096)

@@ -55,7 +55,9 @@ static void check(const char *name, void (*call)(void), bool allowed)
 		if (sandbox_seccomp())
 			_exit(2);
 		call();
-		_exit(0);
+		/* Straight to the kernel: sanitizer runtimes hook _exit() with
+		 * calls of their own that algd never makes. */
+		syscall(SYS_exit_group, 0);
 	}
 	int st = 0;
 	waitpid(pid, &st, 0);
