@@ -3,7 +3,7 @@
 BUILD ?= build
 MESON_OPTS ?= --buildtype=debugoptimized -Dwerror=true
 
-.PHONY: all demo check oracle clean install check-asan fuzz
+.PHONY: all demo check bench oracle clean install check-asan fuzz
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -20,6 +20,11 @@ demo: all
 
 check: all
 	BUILD=$(BUILD) tests/run-all.sh
+
+# Throughput and latency of the native API and the shim against in-process
+# OpenSSL (a benchmark, not a test).  BENCH_ARGS="--json" for JSON.
+bench: all
+	$(BUILD)/src/tools/ualg-bench $(BENCH_ARGS)
 
 # Re-records the golden files on a real Linux 6.1 (needs ../shared/kernel-oracle.sh).
 oracle: all

@@ -67,13 +67,53 @@ suite "differential corpus vs Linux 6.1 (tests/golden/hash_skcipher.txt)" \
 	"$RUN" python3 tests/diff/run.py tests/diff/cases_hash_skcipher.py \
 	--check tests/golden/hash_skcipher.txt --known tests/diff/known-differences.txt --case-timeout 20
 
+suite "differential corpus for aead and rng vs Linux 6.1 (tests/golden/aead_rng.txt)" \
+	"$RUN" python3 tests/diff/run.py tests/diff/cases_aead_rng.py \
+	--check tests/golden/aead_rng.txt --known tests/diff/known-differences.txt --case-timeout 20
+
+suite "differential corpus for the rest of the surface vs Linux 6.1 (tests/golden/surface.txt)" \
+	"$RUN" python3 tests/diff/run.py tests/diff/cases_surface.py \
+	--check tests/golden/surface.txt --known tests/diff/known-differences.txt --case-timeout 30
+
+# OpenSSL's afalg engine, kcapi-rng and libkcapi's own paths (kcapi-paths),
+# against their output recorded on the oracle.
+if [ -x "$B/tests/kcapi-paths" ] && command -v kcapi-rng >/dev/null &&
+   [ -f "$(openssl version -e 2>/dev/null | sed -n 's/^ENGINESDIR: "\(.*\)"/\1/p')/afalg.so" ]; then
+	KP=$(cd "$B/tests" && pwd)/kcapi-paths	# clients.sh runs in a scratch directory
+	"$RUN" bash tests/real/clients.sh "$KP" > "$T/clients" 2>/dev/null
+	diff tests/golden/clients.txt "$T/clients" | sed 's/^/    /'
+	cmp -s tests/golden/clients.txt "$T/clients"
+	result "openssl afalg engine, kcapi-rng and kcapi-paths match tests/golden/clients.txt" $?
+else
+	result "libkcapi-dev, kcapi-tools and OpenSSL's afalg engine installed" 1
+fi
+
+suite "differential corpus vs Linux 6.1, more algorithms (tests/golden/more_algs.txt)" \
+	"$RUN" python3 tests/diff/run.py tests/diff/cases_more_algs.py \
+	--check tests/golden/more_algs.txt --known tests/diff/known-differences.txt --case-timeout 20
+
 # CPython's own AF_ALG tests, as the issue names them.
 "$RUN" python3 -m test test_socket -v -m test_sha256 -m test_hmac_sha1 -m test_aes_cbc > "$T/py" 2>&1
 rc=$?
 grep -E '^test_.* \.\.\. ' "$T/py" | sed 's/^/    /'
 [ $rc = 0 ] && [ "$(grep -c ' \.\.\. ok$' "$T/py")" = 3 ]; result "python test_socket: test_sha256 test_hmac_sha1 test_aes_cbc" $?
+# The whole LinuxKernelCryptoAPI class (aead, drbg, sendmsg arguments too),
+# each test's verdict as recorded on Linux 6.1.
+"$RUN" python3 -m test test_socket -v -m LinuxKernelCryptoAPI > "$T/pyfull" 2>&1
+grep -E '^test_\w+ \(' "$T/pyfull" > "$T/pyfull.lines"
+diff <(grep -E '^test_\w+ \(' tests/golden/python-test-socket-full.txt) "$T/pyfull.lines" | sed 's/^/    /'
+cmp -s <(grep -E '^test_\w+ \(' tests/golden/python-test-socket-full.txt) "$T/pyfull.lines"
+result "python test_socket LinuxKernelCryptoAPI matches tests/golden/python-test-socket-full.txt" $?
 
 suite "algd against malformed frames" python3 tests/proto/bad_frames.py
+
+# algctl, algd.conf and NETLINK_CRYPTO, against an algd of their own.
+suite "algctl, algd administration and NETLINK_CRYPTO vs Linux 6.1 (tests/ctl/algctl.sh)" \
+	env BUILD="$B" bash tests/ctl/algctl.sh
+
+# The native API (libualg): standard vectors through the shared rings, and
+# a hostile client rewriting them.
+suite "libualg ring API against algd" "$B/tests/test-ualg"
 
 # algd as a security boundary: confinement, policy, key memory, killed
 # clients, a killed algd, 1000 sockets, a client that never reads.

@@ -15,7 +15,9 @@
  * salg_feat/salg_mask. */
 #define ALLOWED_FEAT 0x00001000u
 
-static const struct alg_type *const types[] = { &afalg_type_hash, &afalg_type_skcipher };
+static const struct alg_type *const types[] = {
+	&afalg_type_hash, &afalg_type_skcipher, &afalg_type_aead, &afalg_type_rng,
+};
 
 struct alg_sock *afalg_sock_new(void)
 {
@@ -104,6 +106,11 @@ int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct a
 		if (!ualg_tfm_has_setkey(sk->tfm))
 			return -ENOSYS;
 		return ualg_tfm_setkey(sk->tfm, v->data, v->len);
+	case ALG_SET_AEAD_AUTHSIZE:
+		/* The size is optlen itself; the value is not read. */
+		if (sk->connected || sk->type != &afalg_type_aead)
+			return -ENOPROTOOPT;
+		return ualg_aead_setauthsize(sk->tfm, v->optlen);
 	default:
 		return -ENOPROTOOPT;
 	}

@@ -56,6 +56,9 @@ struct alg_type {
 	int (*recv)(struct alg_sock *op, uint8_t *out, size_t len, bool dontwait, bool *trunc,
 		    struct afalg_progress *p);
 	unsigned (*poll)(const struct alg_sock *op);	/* NULL: never ready */
+	/* recv() must see the caller's whole buffer (an AEAD operation's
+	 * extent depends on it), not frame-sized parts. */
+	bool whole_buffer;
 	void (*release)(struct alg_sock *op);
 };
 
@@ -68,8 +71,18 @@ struct alg_sock {
 	unsigned nokey_children;	/* kernel's ask->nokey_refcnt */
 	bool connected;			/* an op socket */
 	bool nokey;			/* accepted before a key was set */
+	uint32_t sndbuf;		/* sk_sndbuf as SO_SNDBUF set it; 0: the default */
 	void *ctx;			/* op sockets: type->ctxsize bytes */
 };
+
+/* The largest whole-buffer receive algd serves in one call: more than an
+ * operation can produce from a full send buffer. */
+#define AFALG_RECV_MAX (1u << 20)
+
+static inline bool afalg_recv_whole(const struct alg_sock *sk)
+{
+	return sk->connected && sk->type->whole_buffer;
+}
 
 struct alg_sock *afalg_sock_new(void);
 void afalg_sock_put(struct alg_sock *sk);
@@ -104,6 +117,25 @@ static inline struct ualg_tfm *afalg_tfm(const struct alg_sock *op)
  * becomes a keyed child, as hash_check_key()/skcipher_check_key(). */
 int afalg_check_key(struct alg_sock *op);
 
-extern const struct alg_type afalg_type_hash, afalg_type_skcipher;
+/* The queue of sent data that skcipher and aead sockets share
+ * (afalg_tx.c; the kernel's af_alg_ctx). */
+struct afalg_tx {
+	uint8_t *buf;		/* queued input: buf[head .. head + used) */
+	size_t head, used, cap;
+	bool more, init, enc;
+	uint32_t assoclen;
+	uint8_t iv[UALG_MAX_IVSIZE];
+	const uint32_t *sndbuf;	/* the op socket's sndbuf (SO_SNDBUF), or NULL */
+};
+
+int afalg_tx_send(struct afalg_tx *tx, const struct afalg_send *s, struct afalg_progress *p,
+		  unsigned ivsize);
+const uint8_t *afalg_tx_data(const struct afalg_tx *tx);
+void afalg_tx_pull(struct afalg_tx *tx, size_t len);
+unsigned afalg_tx_poll(const struct afalg_tx *tx);
+void afalg_tx_release(struct afalg_tx *tx);
+
+extern const struct alg_type afalg_type_hash, afalg_type_skcipher, afalg_type_aead,
+	afalg_type_rng;
 
 #endif

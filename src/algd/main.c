@@ -1,7 +1,9 @@
 /* algd: the ualg crypto daemon.  Holds every key and transform state for
  * its clients and serves the AF_ALG protocol on a Unix socket. */
+#include "config.h"
 #include "crypto.h"
 #include "proto.h"
+#include "ring.h"
 #include "server.h"
 #include "sandbox.h"
 
@@ -20,17 +22,21 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: algd [-v] [--socket PATH] [--ready-fd FD] [--user NAME] [--allow LIST]\n"
-	      "            [--max-sockets N] [--no-seccomp] [--list]\n"
+	fputs("usage: algd [-v] [--config FILE] [--socket PATH] [--ready-fd FD] [--workers N] [--poll-us US]\n"
+	      "            [--user NAME] [--allow LIST] [--max-sockets N] [--no-seccomp] [--list]\n"
+	      "  --config FILE   settings (see algd.conf(5) in README): priorities,\n"
+	      "                  disabled drivers, admin group, socket; SIGHUP rereads it\n"
 	      "  --socket PATH   listen on PATH (default: $UALG_SOCKET, /run/ualg/algd.sock\n"
 	      "                  for root, else $XDG_RUNTIME_DIR/ualg/algd.sock)\n"
 	      "  --ready-fd FD   write one byte to FD once listening, then close it\n"
 	      "  --user NAME     when started as root, run as NAME once listening\n"
 	      "  --allow LIST    clients allowed besides root, e.g. uid:1000,gid:ualg\n"
-	      "                  (repeatable; default: algd's own uid only)\n"
+	      "                  (repeatable; default: whoever the socket's mode lets in)\n"
 	      "  --max-sockets N AF_ALG sockets one uid may hold (default 4096): EMFILE\n"
 	      "  --no-seccomp    no syscall filter (debuggers and sanitizers only)\n"
 	      "  --list          print the registered algorithms and exit\n"
+	      "  --workers N     threads serving native rings (default: one per CPU)\n"
+	      "  --poll-us US    how long a ring worker busy-polls after work (default 50)\n"
 	      "  -v              log more (repeat for more)\n", f);
 }
 
@@ -59,8 +65,11 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
 		{ "ready-fd", required_argument, NULL, 'r' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "poll-us", required_argument, NULL, 'p' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "allow", required_argument, NULL, 'a' },
 		{ "max-sockets", required_argument, NULL, 'm' },
@@ -72,13 +81,17 @@ int main(int argc, char **argv)
 	char path[256];
 	const char *user = NULL;
 	bool list = false;
+	const char *config = NULL;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': opts.socket_path = optarg; break;
+		case 'c': config = optarg; break;
 		case 'r': opts.ready_fd = atoi(optarg); break;
 		case 'l': list = true; break;
+		case 'w': ring_set_workers((unsigned)strtoul(optarg, NULL, 10)); break;
+		case 'p': ring_set_poll_us((unsigned)strtoul(optarg, NULL, 10)); break;
 		case 'u': user = optarg; break;
 		case 'a':
 			if (policy_parse(&opts.policy, optarg)) {
@@ -126,6 +139,12 @@ int main(int argc, char **argv)
 		fputs("algd: crypto core failed to initialise\n", stderr);
 		return 1;
 	}
+	if (config && config_load(config)) {
+		ualg_core_exit();
+		return 1;
+	}
+	if (!opts.socket_path && config_get()->socket_path[0])
+		opts.socket_path = config_get()->socket_path;
 	if (list) {
 		list_algs();
 		ualg_core_exit();

@@ -92,7 +92,8 @@ int policy_parse(struct policy *p, const char *spec)
 
 bool policy_allows(const struct policy *p, uid_t uid, gid_t gid, uid_t self)
 {
-	if (uid == 0 || (p->n == 0 && uid == self))
+	(void)self;
+	if (uid == 0 || p->n == 0)
 		return true;
 	for (unsigned i = 0; i < p->n; i++)
 		if (p->e[i].id == (p->e[i].is_gid ? gid : uid))

@@ -23,8 +23,10 @@ struct policy {
  * adds nothing). */
 int policy_parse(struct policy *p, const char *spec);
 
-/* An empty list allows algd's own uid; root is always allowed (it could
- * read algd's memory anyway). */
+/* An empty list leaves the decision to the socket's permissions (0600 by
+ * default: algd's own user; an administrator may open it up); a list is
+ * checked against SO_PEERCRED.  Root is always allowed (it could read
+ * algd's memory anyway). */
 bool policy_allows(const struct policy *p, uid_t uid, gid_t gid, uid_t self);
 
 #endif

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <sched.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,16 +61,26 @@ int sandbox_drop_privileges(uid_t uid, gid_t gid)
 /* Syscalls allowed with any arguments. */
 static const int plain_syscalls[] = {
 	/* the event loop */
-	SCMP_SYS(epoll_wait), SCMP_SYS(epoll_pwait), SCMP_SYS(epoll_ctl),
-	SCMP_SYS(recvmsg), SCMP_SYS(sendmsg), SCMP_SYS(accept4), SCMP_SYS(getsockopt),
+	SCMP_SYS(epoll_wait), SCMP_SYS(epoll_pwait), SCMP_SYS(epoll_ctl), SCMP_SYS(epoll_create1),
+	SCMP_SYS(recvmsg), SCMP_SYS(sendmsg), SCMP_SYS(recvfrom), SCMP_SYS(sendto),
+	SCMP_SYS(accept4), SCMP_SYS(getsockopt),
 	SCMP_SYS(read), SCMP_SYS(write), SCMP_SYS(close), SCMP_SYS(fcntl), SCMP_SYS(dup),
-	SCMP_SYS(poll), SCMP_SYS(ppoll), SCMP_SYS(unlink),
-	/* memory (malloc, OpenSSL's secure heap is set up before) */
+	SCMP_SYS(poll), SCMP_SYS(ppoll), SCMP_SYS(eventfd2),
+	/* algd.conf: SIGHUP rereads it, algctl save rewrites it (as algd's
+	 * unprivileged user); stdio around them */
+	SCMP_SYS(openat), SCMP_SYS(rename), SCMP_SYS(unlink), SCMP_SYS(lseek),
+	SCMP_SYS(newfstatat), SCMP_SYS(fstat),
+	/* native rings: sealed memfds shared with clients, worker threads */
+	SCMP_SYS(memfd_create), SCMP_SYS(ftruncate), SCMP_SYS(set_robust_list), SCMP_SYS(rseq),
+	SCMP_SYS(sched_yield), SCMP_SYS(sched_getaffinity), SCMP_SYS(nanosleep),
+	SCMP_SYS(clock_nanosleep),
+	/* memory (malloc; OpenSSL's secure heap is set up before) */
 	SCMP_SYS(brk), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(madvise),
 	/* libc and OpenSSL internals */
 	SCMP_SYS(getrandom), SCMP_SYS(futex), SCMP_SYS(clock_gettime), SCMP_SYS(gettid),
-	SCMP_SYS(getpid), SCMP_SYS(newfstatat), SCMP_SYS(fstat), SCMP_SYS(rt_sigprocmask),
-	SCMP_SYS(rt_sigreturn), SCMP_SYS(exit), SCMP_SYS(exit_group),
+	SCMP_SYS(getpid), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigaction), SCMP_SYS(rt_sigreturn),
+	SCMP_SYS(exit),
+	SCMP_SYS(exit_group),
 };
 
 static int add_rules(scmp_filter_ctx f)
@@ -89,6 +100,17 @@ static int add_rules(scmp_filter_ctx f)
 	if (!r)
 		r = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
 				     SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+	/* threads, never processes; clone3's flags sit in memory the filter
+	 * cannot read, so it answers ENOSYS and glibc falls back to clone */
+	if (!r)
+		r = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+				     SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
+	if (!r)
+		r = seccomp_rule_add(f, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	/* OpenSSL may probe for AF_ALG lazily (its afalg engine): a socket of
+	 * any kind is refused as unsupported rather than fatal */
+	if (!r)
+		r = seccomp_rule_add(f, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 0);
 	return r;
 }
 
@@ -96,6 +118,9 @@ int sandbox_seccomp(void)
 {
 	scmp_filter_ctx f = seccomp_init(SCMP_ACT_KILL_PROCESS);
 	int r = f ? add_rules(f) : -ENOMEM;
+
+	if (!r)		/* every thread, should any exist already */
+		r = seccomp_attr_set(f, SCMP_FLTATR_CTL_TSYNC, 1);
 
 	if (!r)
 		r = seccomp_load(f);	/* sets no_new_privs too */

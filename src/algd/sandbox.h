@@ -17,9 +17,11 @@ void sandbox_limits(void);
  * regained.  Returns 0 or -1 with a message. */
 int sandbox_drop_privileges(uid_t uid, gid_t gid);
 
-/* Installs the syscall allow-list: only what the event loop, malloc and
- * OpenSSL's RNG use.  Anything else kills the process (SIGSYS).  No new
- * files, sockets (except AF_UNIX socketpairs) or executable memory.
+/* Installs the syscall allow-list: only what the event loop, the ring
+ * workers, algd.conf, malloc and OpenSSL's RNG use.  Anything else kills
+ * the process (SIGSYS): no sockets but AF_UNIX socketpairs (socket() fails
+ * with EAFNOSUPPORT), no connect,
+ * no executable memory, no exec, fork, ptrace or credential change.
  * Returns 0 or -1 with a message. */
 int sandbox_seccomp(void);
 

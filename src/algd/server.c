@@ -6,9 +6,12 @@
  * retried after each later request on the same connection, which is the
  * only place its state can change. */
 #include "server.h"
+#include "admin.h"
 #include "afalg.h"
+#include "config.h"
 #include "proto.h"
 #include "sandbox.h"
+#include "ring.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +35,7 @@ struct parked {
 	size_t len;
 	struct afalg_progress progress;
 	uint8_t *out;		/* RECV: the output produced so far */
+	size_t outlen;		/* its size */
 };
 
 /* One client uid's share of algd: every socket it holds counts, op
@@ -49,16 +53,26 @@ struct conn {
 	struct alg_sock *sk;
 	struct parked *parked;	/* at most one waiter per socket */
 	bool sending;		/* a sendmsg() whose LAST frame has not come */
+	uint8_t *rest;		/* an answer's bytes beyond its first frame */
+	size_t rest_len, rest_off;
+	bool admin;		/* the peer may change algorithms */
+	bool closed;		/* freed after the current batch of events */
+	struct ring *ring;	/* native ring API, once set up */
 	struct conn *prev, *next;
 };
 
 static struct conn *conns;
 static struct client *clients;
+/* Connections closed while handling a batch of events: later events of
+ * the same batch may still point at them (a child reaped by its parent's
+ * request), so they are freed only once the batch is done. */
+static struct conn *closed_conns;
 static int epfd = -1;
 static int verbose;
 static unsigned max_sockets = SERVER_MAX_SOCKETS_DEFAULT;
 static _Alignas(8) uint8_t rxbuf[UALG_FRAME_MAX];	/* header, then body */
-static uint8_t txdata[UALG_DATA_MAX];
+static uint8_t *recvbuf;	/* output of the receive being served */
+static size_t recvbuf_cap;
 
 static void logmsg(int level, const char *fmt, ...)
 {
@@ -131,15 +145,37 @@ static struct conn *conn_add(int fd, struct client *cl, struct alg_sock *sk, boo
 	return c;
 }
 
-static void parked_free(struct parked *pk, size_t outlen)
+static void parked_free(struct parked *pk)
 {
 	if (!pk)
 		return;
 	ualg_wipe(pk->frame, pk->len);
 	free(pk->frame);
-	ualg_wipe(pk->out, outlen);
+	ualg_wipe(pk->out, pk->outlen);
 	free(pk->out);
 	free(pk);
+}
+
+static void rest_drop(struct conn *c)
+{
+	ualg_wipe(c->rest, c->rest_len);
+	free(c->rest);
+	c->rest = NULL;
+	c->rest_len = c->rest_off = 0;
+}
+
+/* The receive buffer, grown on demand (wiped after every answer). */
+static uint8_t *recv_buffer(size_t n)
+{
+	if (n > recvbuf_cap) {
+		uint8_t *b = malloc(n);
+		if (!b)
+			return NULL;
+		free(recvbuf);
+		recvbuf = b;
+		recvbuf_cap = n;
+	}
+	return recvbuf;
 }
 
 static void conn_close(struct conn *c)
@@ -147,7 +183,9 @@ static void conn_close(struct conn *c)
 	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	afalg_sock_put(c->sk);
-	parked_free(c->parked, UALG_DATA_MAX);
+	ring_release(c->ring);
+	parked_free(c->parked);
+	rest_drop(c);
 	client_put(c->cl);
 	if (c->prev)
 		c->prev->next = c->next;
@@ -155,7 +193,20 @@ static void conn_close(struct conn *c)
 		conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	free(c);
+	c->closed = true;
+	c->fd = -1;
+	c->sk = NULL;
+	c->next = closed_conns;
+	closed_conns = c;
+}
+
+static void free_closed_conns(void)
+{
+	while (closed_conns) {
+		struct conn *c = closed_conns;
+		closed_conns = c->next;
+		free(c);
+	}
 }
 
 static int reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result,
@@ -256,7 +307,8 @@ static int on_accept(struct conn *c, size_t len)
  * being resumed, else a fresh one. */
 static struct afalg_progress fresh_progress;
 static struct afalg_progress *progress_now = &fresh_progress;
-static uint8_t *recv_out_now = txdata;
+static uint8_t *recv_out_now;	/* the parked receive's output, or NULL */
+static size_t recv_len_now;	/* the size of the receive being served */
 
 /* Returns 1 when the request was parked. */
 static int on_send(struct conn *c, const uint8_t *body, size_t len)
@@ -300,6 +352,38 @@ static int on_send(struct conn *c, const uint8_t *body, size_t len)
 	return reply(c, UALG_MSG_SEND, 0, r, NULL, 0, -1) ? -1 : 0;
 }
 
+/* Answers a receive of n bytes: the first part (up to the caller's part
+ * size) now, the rest kept for UALG_RECV_REST requests. */
+static int answer_recv(struct conn *c, uint16_t flags, int32_t result, uint8_t *out, size_t part)
+{
+	const size_t n = result > 0 ? (size_t)result : 0;
+	const size_t first = n < part ? n : part;
+
+	if (n > first) {
+		if (!(c->rest = malloc(n - first))) {
+			ualg_wipe(out, n);
+			return reply(c, UALG_MSG_RECV, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
+		}
+		memcpy(c->rest, out + first, n - first);
+		c->rest_len = n - first;
+	}
+	int s = reply(c, UALG_MSG_RECV, flags, result, out, first, -1);
+	ualg_wipe(out, n);
+	return s ? -1 : 0;
+}
+
+static int send_rest(struct conn *c, size_t len)
+{
+	if (!c->rest)	/* another process on the same socket took it */
+		return reply(c, UALG_MSG_RECV, 0, -EPROTO, NULL, 0, -1) ? -1 : 0;
+	size_t n = c->rest_len - c->rest_off < len ? c->rest_len - c->rest_off : len;
+	int s = reply(c, UALG_MSG_RECV, 0, (int32_t)n, c->rest + c->rest_off, n, -1);
+	c->rest_off += n;
+	if (c->rest_off == c->rest_len)
+		rest_drop(c);
+	return s ? -1 : 0;
+}
+
 static int on_recv(struct conn *c, const uint8_t *body, size_t len)
 {
 	struct ualg_recv m;
@@ -308,16 +392,22 @@ static int on_recv(struct conn *c, const uint8_t *body, size_t len)
 	if (len != sizeof(m))
 		return -1;
 	memcpy(&m, body, sizeof(m));
-	if ((m.flags & ~UALG_RECV_FLAGS_ALL) || m.len > UALG_DATA_MAX)
+	if ((m.flags & ~UALG_RECV_FLAGS_ALL) || m.len > UALG_DATA_MAX || m.total < m.len || m.reserved)
 		return -1;
-	int r = afalg_recv(c->sk, recv_out_now, m.len, m.flags & UALG_RECV_DONTWAIT, &trunc,
+	if (m.flags & UALG_RECV_REST)
+		return send_rest(c, m.len);
+	rest_drop(c);
+	recv_len_now = m.len;
+	if (afalg_recv_whole(c->sk))
+		recv_len_now = m.total < AFALG_RECV_MAX ? m.total : AFALG_RECV_MAX;
+	uint8_t *out = recv_out_now ? recv_out_now : recv_buffer(recv_len_now);
+	if (!out)
+		return reply(c, UALG_MSG_RECV, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
+	int r = afalg_recv(c->sk, out, recv_len_now, m.flags & UALG_RECV_DONTWAIT, &trunc,
 			   progress_now);
 	if (r == AFALG_WAIT)
 		return 1;
-	int s = reply(c, UALG_MSG_RECV, trunc ? UALG_HDR_TRUNC : 0, r, recv_out_now,
-		      r > 0 ? (size_t)r : 0, -1);
-	ualg_wipe(recv_out_now, r > 0 ? (size_t)r : 0);
-	return s ? -1 : 0;
+	return answer_recv(c, trunc ? UALG_HDR_TRUNC : 0, r, out, m.len);
 }
 
 static int on_poll(struct conn *c, size_t len)
@@ -342,56 +432,62 @@ static int on_cancel(struct conn *c, size_t len)
 		const struct ualg_hdr *h = (const struct ualg_hdr *)pk->frame;
 		const size_t done = pk->progress.done;
 		int32_t result = done ? (int32_t)done : -EINTR;
-		int r = reply(c, h->type, 0, result, pk->out,
-			      h->type == UALG_MSG_RECV ? done : 0, -1);
-		parked_free(pk, UALG_DATA_MAX);
+		int r;
+		if (h->type == UALG_MSG_RECV) {
+			struct ualg_recv m;
+			memcpy(&m, pk->frame + sizeof(*h), sizeof(m));
+			r = answer_recv(c, 0, result, pk->out, m.len);
+		} else {
+			r = reply(c, h->type, 0, result, NULL, 0, -1);
+		}
+		parked_free(pk);
 		if (r)
 			return -1;
 	}
 	return reply(c, UALG_MSG_CANCEL, 0, 0, NULL, 0, -1) ? -1 : 0;
 }
 
-/* crypto_user's match: registered algorithms only, never instantiating; a
- * generic name finds the most recently registered, as the kernel's list
- * (which adds at its head) does. */
-static int on_alginfo(struct conn *c, const uint8_t *body, size_t len)
+/* Algorithm administration; privilege was decided when the client
+ * connected, as the kernel checks the netlink socket's opener. */
+static int on_admin(struct conn *c, uint16_t type, const uint8_t *body, size_t len)
 {
-	struct ualg_alginfo_req q;
-	struct ualg_alginfo info = { 0 };
+	static uint8_t out[UALG_DATA_MAX];
+	size_t outlen;
+	int r = admin_request(type, body, len, c->admin, out, sizeof(out), &outlen);
 
-	if (len != sizeof(q))
+	if (r == ADMIN_BAD_FRAME)
 		return -1;
-	memcpy(&q, body, sizeof(q));
-	if (!memchr(q.driver, 0, sizeof(q.driver)) || !memchr(q.name, 0, sizeof(q.name)))
+	logmsg(2, "admin request %u: %d", type, r);
+	return reply(c, type, 0, r, out, outlen, -1) ? -1 : 0;
+}
+
+/* For a program that inherited the fd across execve: what this socket is
+ * (never its key or state). */
+static int on_describe(struct conn *c, size_t len)
+{
+	struct ualg_describe d = { 0 };
+
+	if (len)
 		return -1;
-	const struct ualg_alg *found = NULL;
-	for (const struct ualg_alg *a = ualg_alg_next(NULL); a; a = ualg_alg_next(a))
-		if (q.driver[0] ? !strcmp(a->driver, q.driver) : !strcmp(a->name, q.name))
-			found = a;
-	if (found) {
-		const struct ualg_alg *a = found;
-		/* crypto_user's names are 64 bytes: truncate as strscpy. */
-		snprintf(info.name, sizeof(info.name), "%.63s", a->name);
-		snprintf(info.driver, sizeof(info.driver), "%.63s", a->driver);
-		snprintf(info.module, sizeof(info.module), "%.63s", a->module);
-		info.type = a->type;
-		info.priority = (uint32_t)a->priority;
-		info.refcnt = a->refcnt + 1;	/* the registry's own reference */
-		info.tested = a->selftest == UALG_SELFTEST_PASSED;
-		info.blocksize = a->blocksize;
-		if (a->type == UALG_ALG_SHASH) {
-			info.digestsize = a->u.shash.digestsize;
-		} else if (a->type == UALG_ALG_CIPHER) {
-			info.min_keysize = a->u.cipher.min_keysize;
-			info.max_keysize = a->u.cipher.max_keysize;
-		} else {
-			info.min_keysize = a->u.skcipher.min_keysize;
-			info.max_keysize = a->u.skcipher.max_keysize;
-			info.ivsize = a->u.skcipher.ivsize;
-		}
-		return reply(c, UALG_MSG_ALGINFO, 0, 0, &info, sizeof(info), -1) ? -1 : 0;
+	if (c->sk->connected)
+		d.flags |= UALG_DESCRIBE_OP;
+	if (c->sk->type) {
+		d.flags |= UALG_DESCRIBE_BOUND;
+		strncpy((char *)d.type, c->sk->type->name, sizeof(d.type) - 1);
 	}
-	return reply(c, UALG_MSG_ALGINFO, 0, -ENOENT, NULL, 0, -1) ? -1 : 0;
+	d.sndbuf = c->sk->sndbuf;
+	return reply(c, UALG_MSG_DESCRIBE, 0, 0, &d, sizeof(d), -1) ? -1 : 0;
+}
+
+static int on_sndbuf(struct conn *c, const uint8_t *body, size_t len)
+{
+	struct ualg_sndbuf b;
+
+	if (len != sizeof(b))
+		return -1;
+	memcpy(&b, body, sizeof(b));
+	c->sk->sndbuf = b.bytes;
+	return reply(c, UALG_MSG_SNDBUF, 0, 0, NULL, 0, -1) ? -1 : 0;
 }
 
 /* Dispatches one frame; returns 0, 1 (parked) or -1 (drop connection). */
@@ -415,7 +511,22 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 	case UALG_MSG_RECV: return on_recv(c, body, blen);
 	case UALG_MSG_POLL: return on_poll(c, blen);
 	case UALG_MSG_CANCEL: return on_cancel(c, blen);
-	case UALG_MSG_ALGINFO: return on_alginfo(c, body, blen);
+	case UALG_MSG_ALG_GET:
+	case UALG_MSG_ALG_DUMP:
+	case UALG_MSG_ALG_UPDATE:
+	case UALG_MSG_ALG_NEW:
+	case UALG_MSG_ALG_DEL:
+	case UALG_MSG_ALG_SAVE:
+	case UALG_MSG_ALG_DISABLE:
+	case UALG_MSG_ALG_CHECK_ADMIN:
+		return on_admin(c, h.type, body, blen);
+	case UALG_MSG_DESCRIBE: return on_describe(c, blen);
+	case UALG_MSG_SNDBUF: return on_sndbuf(c, body, blen);
+	case UALG_MSG_RING_SETUP:
+	case UALG_MSG_RING_OPEN:
+	case UALG_MSG_RING_SETKEY:
+	case UALG_MSG_RING_SETAUTHSIZE:
+	case UALG_MSG_RING_CLOSE: return ring_request(&c->ring, c->fd, h.type, body, blen);
 	default: return -1;
 	}
 }
@@ -427,15 +538,15 @@ static void retry_parked(struct conn *c)
 
 	c->parked = NULL;
 	progress_now = &pk->progress;
-	recv_out_now = pk->out ? pk->out : txdata;
+	recv_out_now = pk->out;
 	int r = dispatch(c, pk->frame, pk->len);
 	progress_now = &fresh_progress;
-	recv_out_now = txdata;
+	recv_out_now = NULL;
 	if (r == 1) {
 		c->parked = pk;
 		return;
 	}
-	parked_free(pk, UALG_DATA_MAX);
+	parked_free(pk);
 	if (r < 0)
 		conn_close(c);
 }
@@ -452,11 +563,12 @@ static int park(struct conn *c, size_t n)
 	pk->len = n;
 	pk->progress = fresh_progress;
 	if (((struct ualg_hdr *)rxbuf)->type == UALG_MSG_RECV) {
-		if (!(pk->out = malloc(UALG_DATA_MAX))) {
-			parked_free(pk, 0);
+		if (!(pk->out = malloc(recv_len_now ? recv_len_now : 1))) {
+			parked_free(pk);
 			return -1;
 		}
-		memcpy(pk->out, txdata, pk->progress.done);
+		pk->outlen = recv_len_now;
+		memcpy(pk->out, recvbuf, pk->progress.done);
 	}
 	c->parked = pk;
 	return 0;
@@ -476,7 +588,10 @@ static void reap_closed_children(const struct conn *c)
 		if (!o->sk || o->sk->parent != c->sk)
 			continue;
 		struct pollfd p = { .fd = o->fd, .events = POLLIN | POLLRDHUP };
-		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP)) && !(p.revents & POLLIN))
+		char b;
+		/* Hung up with nothing left to read (EOF is also POLLIN). */
+		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP)) &&
+		    recv(o->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
 			conn_close(o);
 	}
 }
@@ -607,6 +722,32 @@ static int listen_on(const char *path, const struct server_opts *opts)
 	return fd;
 }
 
+/* Root, or a member of the configured admin group (SO_PEERGROUPS gives
+ * the peer's supplementary groups as they were at connect()). */
+static bool peer_is_admin(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	const struct algd_config *cfg = config_get();
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		return false;
+	if (cred.uid == 0)
+		return true;
+	if (!cfg->has_admin_gid)
+		return false;
+	if (cred.gid == cfg->admin_gid)
+		return true;
+	gid_t groups[256];
+	len = sizeof(groups);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len))
+		return false;
+	for (size_t i = 0; i < len / sizeof(gid_t); i++)
+		if (groups[i] == cfg->admin_gid)
+			return true;
+	return false;
+}
+
 static const struct policy *policy;
 static uid_t self_uid;	/* after the privilege drop */
 static int spare_fd = -1;	/* given up to refuse a client when out of fds */
@@ -657,11 +798,14 @@ static void on_connection(int fd)
 		return;
 	}
 	struct alg_sock *sk = afalg_sock_new();
-	if (!sk || !conn_add(fd, cl, sk, false)) {
+	struct conn *c = sk ? conn_add(fd, cl, sk, false) : NULL;
+	if (!c) {
 		afalg_sock_put(sk);
 		client_put(cl);
 		refuse(fd, ENOMEM);
+		return;
 	}
+	c->admin = peer_is_admin(fd);
 }
 
 static void on_listener(int lfd)
@@ -677,14 +821,12 @@ static void on_listener(int lfd)
 	}
 }
 
-/* Once listening: the buffers that see keys in transit are locked and kept
+/* Once listening: the buffer that sees keys in transit is locked and kept
  * out of cores; then privileges go and the syscall filter comes. */
 static int confine(const struct server_opts *opts)
 {
 	mlock(rxbuf, sizeof(rxbuf));
-	mlock(txdata, sizeof(txdata));
 	madvise(rxbuf, sizeof(rxbuf), MADV_DONTDUMP);
-	madvise(txdata, sizeof(txdata), MADV_DONTDUMP);
 	if (opts->drop && sandbox_drop_privileges(opts->uid, opts->gid))
 		return -1;
 	self_uid = geteuid();
@@ -743,20 +885,29 @@ int server_run(const struct server_opts *opts)
 				on_listener(lfd);
 			} else if (tag == &signal_tag) {
 				struct signalfd_siginfo si;
-				while (read(sfd, &si, sizeof(si)) == sizeof(si))
+				while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 					if (si.ssi_signo != SIGHUP)
 						running = false;
+					else if (config_reload())
+						logmsg(0, "configuration not reloaded; old settings kept");
+					else
+						logmsg(0, "configuration reloaded");
+				}
 			} else {
 				struct conn *c = tag;
+				if (c->closed)
+					continue;
 				if (evs[i].events & EPOLLIN)
 					on_readable(c);
 				else
 					conn_close(c);	/* HUP or error with nothing to read */
 			}
 		}
+		free_closed_conns();
 	}
 	while (conns)
 		conn_close(conns);
+	free_closed_conns();
 	close(lfd);
 	unlink(opts->socket_path);
 	return 0;

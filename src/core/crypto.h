@@ -7,6 +7,9 @@
  * sockets or clients: the daemon wraps it.
  *
  * Not thread-safe: the registry is owned by one thread (algd's event loop).
+ * A transform, once created, may be used from another thread (algd's ring
+ * workers), by one thread at a time; creating and freeing it stay with the
+ * registry's thread.
  */
 #ifndef UALG_CORE_CRYPTO_H
 #define UALG_CORE_CRYPTO_H
@@ -17,7 +20,7 @@
 
 #define UALG_MAX_ALG_NAME 128	/* CRYPTO_MAX_ALG_NAME */
 #define UALG_MAX_BLOCKSIZE 16
-#define UALG_MAX_IVSIZE 16
+#define UALG_MAX_IVSIZE 32	/* xchacha20 */
 #define UALG_MAX_DIGESTSIZE 64
 #define UALG_MAX_KEYSIZE 1024	/* hmac keys may be long; ciphers check their own */
 
@@ -25,6 +28,8 @@ enum ualg_alg_type {
 	UALG_ALG_CIPHER,	/* single-block cipher: "aes" */
 	UALG_ALG_SHASH,		/* message digest or keyed hash */
 	UALG_ALG_SKCIPHER,	/* symmetric cipher mode over a byte stream */
+	UALG_ALG_AEAD,		/* authenticated encryption with associated data */
+	UALG_ALG_RNG,		/* deterministic random bit generator */
 };
 
 /* Registration state, as /proc/crypto reports it. */
@@ -50,6 +55,9 @@ struct ualg_cipher_ops {
 struct ualg_shash_ops {
 	unsigned digestsize;
 	size_t descsize;
+	/* A key that may be left unset (CRYPTO_ALG_OPTIONAL_KEY): the seed of
+	 * crc32, crc32c and xxhash64, blake2b's key. */
+	bool optional_key;
 	int (*setkey)(struct ualg_tfm *tfm, const uint8_t *key, size_t len);
 	int (*init)(struct ualg_hash_desc *desc);
 	int (*update)(struct ualg_hash_desc *desc, const uint8_t *data, size_t len);
@@ -67,6 +75,41 @@ struct ualg_skcipher_ops {
 	int (*setkey)(struct ualg_tfm *tfm, const uint8_t *key, size_t len);
 	int (*encrypt)(struct ualg_tfm *tfm, uint8_t *iv, const uint8_t *src, uint8_t *dst, size_t len);
 	int (*decrypt)(struct ualg_tfm *tfm, uint8_t *iv, const uint8_t *src, uint8_t *dst, size_t len);
+};
+
+/* One AEAD request, as the kernel's aead_request after algif_aead has copied
+ * the input to the output buffer: the text is processed in place.  aad and
+ * text are separate pointers so that templates (rfc4106, authencesn) can
+ * hand an inner algorithm part of the associated data without moving it.
+ * Encryption: cryptlen bytes of plaintext; the tag (tfm->authsize bytes) is
+ * written at text + cryptlen.  Decryption: cryptlen counts ciphertext and
+ * tag; on success the plaintext replaces the ciphertext; a tag mismatch
+ * gives -EBADMSG and the text must not be released. */
+struct ualg_aead_req {
+	const uint8_t *aad;
+	size_t assoclen;
+	uint8_t *text;
+	size_t cryptlen;
+	uint8_t *iv;		/* ivsize bytes; authenc leaves the CBC chaining value */
+};
+
+struct ualg_aead_ops {
+	unsigned ivsize, maxauthsize;
+	int (*setkey)(struct ualg_tfm *tfm, const uint8_t *key, size_t len);
+	/* NULL: any size from 1 to maxauthsize (crypto_aead_setauthsize()). */
+	int (*setauthsize)(struct ualg_tfm *tfm, unsigned authsize);
+	int (*encrypt)(struct ualg_tfm *tfm, const struct ualg_aead_req *req);
+	int (*decrypt)(struct ualg_tfm *tfm, const struct ualg_aead_req *req);
+};
+
+/* A DRBG: seeding (re)instantiates it with the bytes as personalization
+ * string, as the kernel's crypto_rng_reset() on the drbg driver. */
+struct ualg_rng_ops {
+	unsigned seedsize;
+	int (*seed)(struct ualg_tfm *tfm, const uint8_t *seed, size_t len);
+	int (*generate)(struct ualg_tfm *tfm, uint8_t *out, size_t len);
+	/* Test entropy for the next seeding (CAVP mode); NULL if unsupported. */
+	int (*set_entropy)(struct ualg_tfm *tfm, const uint8_t *entropy, size_t len);
 };
 
 struct ualg_alg {
@@ -87,10 +130,19 @@ struct ualg_alg {
 		struct ualg_cipher_ops cipher;
 		struct ualg_shash_ops shash;
 		struct ualg_skcipher_ops skcipher;
+		struct ualg_aead_ops aead;
+		struct ualg_rng_ops rng;
 	} u;
 
 	/* Registry bookkeeping. */
 	enum ualg_selftest selftest;
+	bool dead;			/* unregistered; freed when its last user goes */
+	bool disabled;			/* configuration keeps it out of lookups */
+	struct ualg_alg_stats {		/* what CRYPTO_MSG_GETSTAT reported */
+		uint64_t ops;		/* requests: cipher calls, blocks, digests */
+		uint64_t bytes;		/* bytes they processed */
+		uint64_t errors;	/* requests that failed */
+	} stats;
 	unsigned refcnt;		/* transforms and instances using it */
 	struct ualg_alg *spawns[2];	/* what a template instance is built on */
 	void (*destroy)(struct ualg_alg *alg);	/* frees an instance */
@@ -100,6 +152,7 @@ struct ualg_alg {
 struct ualg_tfm {
 	struct ualg_alg *alg;
 	bool need_key;		/* keyed algorithm without a valid key yet */
+	unsigned authsize;	/* aead: tag length, maxauthsize until set */
 	void *ctx;		/* alg->ctxsize bytes, wiped on free */
 };
 
@@ -121,6 +174,22 @@ void ualg_alg_get(struct ualg_alg *alg);
 void ualg_alg_put(struct ualg_alg *alg);
 /* Iterates the registry in registration order; start with NULL. */
 const struct ualg_alg *ualg_alg_next(const struct ualg_alg *prev);
+
+/* Administration (crypto_user).  An instance is an algorithm a template
+ * built.  Changing a priority unregisters the instances built on the
+ * algorithm, so that later lookups build them again over the new best
+ * choice (crypto_remove_spawns); ones in use live on until released. */
+static inline bool ualg_alg_is_instance(const struct ualg_alg *alg)
+{
+	return alg->spawns[0] != NULL;
+}
+void ualg_alg_set_priority(struct ualg_alg *alg, int priority);
+/* Finds or builds name (generic or driver) of any type, as
+ * crypto_alg_mod_lookup; returns 0 or -errno, holding no reference. */
+int ualg_alg_instantiate(const char *name);
+/* Removes an unused instance: -EINVAL for a driver's own algorithm,
+ * -EBUSY while transforms or other instances use it. */
+int ualg_alg_unregister(struct ualg_alg *alg);
 const char *ualg_alg_type_name(enum ualg_alg_type type);
 
 /* Transforms (tfm.c) */
@@ -139,6 +208,17 @@ unsigned ualg_hash_digestsize(const struct ualg_tfm *tfm);
 
 int ualg_skcipher_crypt(struct ualg_tfm *tfm, bool enc, uint8_t *iv,
 			const uint8_t *src, uint8_t *dst, size_t len);
+int ualg_aead_setauthsize(struct ualg_tfm *tfm, unsigned authsize);
+int ualg_aead_encrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req);
+int ualg_aead_decrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req);
+
+int ualg_rng_seed(struct ualg_tfm *tfm, const uint8_t *seed, size_t len);
+int ualg_rng_generate(struct ualg_tfm *tfm, uint8_t *out, size_t len);
+int ualg_rng_set_entropy(struct ualg_tfm *tfm, const uint8_t *entropy, size_t len);
+
+/* Constant-time comparison of tags: 0 when equal. */
+int ualg_memneq(const void *a, const void *b, size_t len);
+
 void ualg_cipher_encrypt_one(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *src);
 void ualg_cipher_decrypt_one(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *src);
 

@@ -51,4 +51,16 @@ static inline void ualg_xts_mul_x(uint8_t t[16])
 		t[0] ^= 0x87;
 }
 
+/* The kernel's ChaCha block counter is the 32-bit state word 12 alone: it
+ * wraps to 0 without carrying into word 13 (part of the nonce), where
+ * libraries carry.  Returns how many of len bytes may be processed from
+ * block counter ctr before the wrap; the caller restarts at counter 0
+ * with the same nonce for the rest. */
+static inline size_t ualg_chacha_bytes_before_wrap(uint32_t ctr, size_t len)
+{
+	const uint64_t room = ((uint64_t)1 << 32) - ctr;	/* blocks */
+
+	return (uint64_t)len / 64 < room ? len : (size_t)(room * 64);
+}
+
 #endif

@@ -4,7 +4,9 @@
 #include "crypto.h"
 #include "template.h"
 
+#include "drivers/nettle.h"
 #include "drivers/openssl.h"
+#include "drivers/others.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +18,10 @@ static struct ualg_alg **alg_tail = &alg_list;
 static const struct ualg_template *const templates[] = {
 	&ualg_tmpl_hmac, &ualg_tmpl_ecb, &ualg_tmpl_cbc,
 	&ualg_tmpl_ctr, &ualg_tmpl_xts, &ualg_tmpl_cts,
+	&ualg_tmpl_rfc4106, &ualg_tmpl_rfc4309, &ualg_tmpl_rfc4543, &ualg_tmpl_rfc7539esp,
+	&ualg_tmpl_authenc, &ualg_tmpl_authencesn, &ualg_tmpl_seqiv, &ualg_tmpl_echainiv,
+	&ualg_tmpl_pcbc, &ualg_tmpl_cfb, &ualg_tmpl_ofb,
+	&ualg_tmpl_cmac, &ualg_tmpl_xcbc, &ualg_tmpl_essiv, &ualg_tmpl_xctr, &ualg_tmpl_lrw,
 };
 
 const struct ualg_template *ualg_tmpl_find(const char *name)
@@ -32,6 +38,8 @@ const char *ualg_alg_type_name(enum ualg_alg_type type)
 	case UALG_ALG_CIPHER: return "cipher";
 	case UALG_ALG_SHASH: return "shash";
 	case UALG_ALG_SKCIPHER: return "skcipher";
+	case UALG_ALG_AEAD: return "aead";
+	case UALG_ALG_RNG: return "rng";
 	}
 	return "unknown";
 }
@@ -47,12 +55,19 @@ static struct ualg_alg *find_registered(const char *name)
 /* Exact driver-name matches win; otherwise the highest priority among
  * generic-name matches, as __crypto_alg_lookup does.  Algorithms that
  * failed their self-test are never returned. */
-static struct ualg_alg *best_match(enum ualg_alg_type type, const char *name)
+#define ANY_TYPE (-1)	/* crypto_user's NEWALG asks for a name of any type */
+
+static bool type_matches(const struct ualg_alg *a, int type)
+{
+	return type == ANY_TYPE || a->type == (enum ualg_alg_type)type;
+}
+
+static struct ualg_alg *best_match(int type, const char *name)
 {
 	struct ualg_alg *best = NULL;
 
 	for (struct ualg_alg *a = alg_list; a; a = a->next) {
-		if (a->type != type || a->selftest != UALG_SELFTEST_PASSED)
+		if (!type_matches(a, type) || a->selftest != UALG_SELFTEST_PASSED || a->disabled)
 			continue;
 		if (!strcmp(a->driver, name))
 			return a;
@@ -64,25 +79,48 @@ static struct ualg_alg *best_match(enum ualg_alg_type type, const char *name)
 
 /* Programs written for Linux sometimes bind to a kernel driver name
  * ("sha256-generic", "cbc-aes-aesni").  Those implementations do not exist
- * here; the OpenSSL driver of the same algorithm stands in for them. */
+ * here; our driver of the same algorithm ("sha256-openssl",
+ * "crc32c-isal": the base, a dash, the module) stands in for them. */
 static const char *const kernel_driver_suffixes[] = {
 	"-generic", "-aesni", "-ssse3", "-avx", "-avx2", "-ni", "-asm", "-x86_64", "-lib",
 };
 
-static struct ualg_alg *kernel_driver_alias(enum ualg_alg_type type, const char *name)
+/* Kernel drivers whose names do not follow the suffix pattern, with the
+ * algorithm that stands in for them here (a template name is built). */
+static const struct {
+	const char *kernel, *ours;
+} kernel_driver_names[] = {
+	{ "generic-gcm-aesni", "gcm-aes-openssl" },
+	{ "rfc4106-gcm-aesni", "rfc4106(gcm-aes-openssl)" },
+};
+
+static struct ualg_alg *lookup(int type, const char *name, int *err);
+
+static struct ualg_alg *kernel_driver_alias(int type, const char *name)
 {
 	const size_t len = strlen(name);
 	char alias[UALG_MAX_ALG_NAME + 8];
+
+	for (size_t i = 0; i < sizeof(kernel_driver_names) / sizeof(kernel_driver_names[0]); i++) {
+		if (strcmp(name, kernel_driver_names[i].kernel))
+			continue;
+		int err;
+		struct ualg_alg *a = lookup(type, kernel_driver_names[i].ours, &err);
+		if (a)
+			ualg_alg_put(a);	/* registered: the caller takes its own */
+		return a;
+	}
 
 	for (size_t i = 0; i < sizeof(kernel_driver_suffixes) / sizeof(kernel_driver_suffixes[0]); i++) {
 		const size_t sl = strlen(kernel_driver_suffixes[i]);
 		if (len <= sl || strcmp(name + len - sl, kernel_driver_suffixes[i]))
 			continue;
-		snprintf(alias, sizeof(alias), "%.*s-openssl", (int)(len - sl), name);
-		for (struct ualg_alg *a = alg_list; a; a = a->next)
-			if (a->type == type && a->selftest == UALG_SELFTEST_PASSED &&
-			    !strcmp(a->driver, alias))
+		for (struct ualg_alg *a = alg_list; a; a = a->next) {
+			snprintf(alias, sizeof(alias), "%.*s-%s", (int)(len - sl), name, a->module);
+			if (type_matches(a, type) && a->selftest == UALG_SELFTEST_PASSED &&
+			    !a->disabled && !strcmp(a->driver, alias))
 				return a;
+		}
 	}
 	return NULL;
 }
@@ -99,7 +137,7 @@ int ualg_register(struct ualg_alg *alg)
 	return 0;
 }
 
-static struct ualg_alg *instantiate(enum ualg_alg_type type, const char *name, int *err)
+static struct ualg_alg *instantiate(int type, const char *name, int *err)
 {
 	char tname[UALG_MAX_ALG_NAME];
 	char args[UALG_TMPL_MAX_ARGS][UALG_MAX_ALG_NAME];
@@ -132,14 +170,14 @@ static struct ualg_alg *instantiate(enum ualg_alg_type type, const char *name, i
 		ualg_instance_free(inst);
 		inst = dup;
 	}
-	if (inst->type != type || inst->selftest != UALG_SELFTEST_PASSED) {
+	if (!type_matches(inst, type) || inst->selftest != UALG_SELFTEST_PASSED) {
 		*err = inst->selftest == UALG_SELFTEST_FAILED ? ELIBBAD : ENOENT;
 		return NULL;
 	}
 	return inst;
 }
 
-struct ualg_alg *ualg_alg_lookup(enum ualg_alg_type type, const char *name, int *err)
+static struct ualg_alg *lookup(int type, const char *name, int *err)
 {
 	if (strnlen(name, UALG_MAX_ALG_NAME) >= UALG_MAX_ALG_NAME) {
 		*err = ENAMETOOLONG;
@@ -151,7 +189,7 @@ struct ualg_alg *ualg_alg_lookup(enum ualg_alg_type type, const char *name, int 
 	if (!alg) {
 		/* Present but failed its self-test: ELIBBAD, as the kernel. */
 		for (struct ualg_alg *a = alg_list; a; a = a->next)
-			if (a->type == type && a->selftest == UALG_SELFTEST_FAILED &&
+			if (type_matches(a, type) && a->selftest == UALG_SELFTEST_FAILED &&
 			    (!strcmp(a->driver, name) || !strcmp(a->name, name))) {
 				*err = ELIBBAD;
 				return NULL;
@@ -164,6 +202,20 @@ struct ualg_alg *ualg_alg_lookup(enum ualg_alg_type type, const char *name, int 
 	return alg;
 }
 
+struct ualg_alg *ualg_alg_lookup(enum ualg_alg_type type, const char *name, int *err)
+{
+	return lookup((int)type, name, err);
+}
+
+int ualg_alg_instantiate(const char *name)
+{
+	int err = 0;
+	struct ualg_alg *alg = lookup(ANY_TYPE, name, &err);
+
+	ualg_alg_put(alg);
+	return alg ? 0 : -err;
+}
+
 void ualg_alg_get(struct ualg_alg *alg)
 {
 	alg->refcnt++;
@@ -171,8 +223,58 @@ void ualg_alg_get(struct ualg_alg *alg)
 
 void ualg_alg_put(struct ualg_alg *alg)
 {
-	if (alg && alg->refcnt)
-		alg->refcnt--;
+	if (alg && alg->refcnt && !--alg->refcnt && alg->dead)
+		ualg_instance_free(alg);
+}
+
+static void unlink_alg(struct ualg_alg *alg)
+{
+	for (struct ualg_alg **p = &alg_list; *p; p = &(*p)->next)
+		if (*p == alg) {
+			*p = alg->next;
+			if (alg_tail == &alg->next)
+				alg_tail = p;
+			alg->next = NULL;
+			return;
+		}
+}
+
+/* Unregisters an instance, freeing it now or when its last user goes. */
+static void retire(struct ualg_alg *inst)
+{
+	unlink_alg(inst);
+	inst->dead = true;
+	if (!inst->refcnt)
+		ualg_instance_free(inst);
+}
+
+static void remove_spawns(struct ualg_alg *alg)
+{
+	for (struct ualg_alg *a = alg_list; a;) {
+		if (a->spawns[0] != alg && a->spawns[1] != alg) {
+			a = a->next;
+			continue;
+		}
+		remove_spawns(a);
+		retire(a);
+		a = alg_list;	/* the list changed under us */
+	}
+}
+
+void ualg_alg_set_priority(struct ualg_alg *alg, int priority)
+{
+	remove_spawns(alg);
+	alg->priority = priority;
+}
+
+int ualg_alg_unregister(struct ualg_alg *alg)
+{
+	if (!ualg_alg_is_instance(alg))
+		return -EINVAL;
+	if (alg->refcnt)
+		return -EBUSY;
+	retire(alg);
+	return 0;
 }
 
 const struct ualg_alg *ualg_alg_next(const struct ualg_alg *prev)
@@ -182,7 +284,17 @@ const struct ualg_alg *ualg_alg_next(const struct ualg_alg *prev)
 
 int ualg_core_init(void)
 {
-	return ualg_openssl_register();
+	int r = ualg_openssl_register();
+
+	if (!r)
+		r = ualg_nettle_register();
+	if (!r)
+		r = ualg_checksum_register();
+	if (!r)
+		r = ualg_sodium_register();
+	if (!r)
+		r = ualg_nettle_more_register();
+	return r;
 }
 
 /* Frees everything at once: instances are not unlinked from their spawns

@@ -16,8 +16,8 @@
 
 #include <openssl/crypto.h>
 
-static unsigned secure_depth;	/* nesting of secure sections (single thread) */
-static bool secure_exhausted;	/* a section's allocation found the heap full */
+static _Thread_local unsigned secure_depth;	/* nesting of secure sections, per thread */
+static _Thread_local bool secure_exhausted;	/* a section's allocation found the heap full */
 
 static bool secure_ready(void)
 {

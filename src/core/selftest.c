@@ -2,10 +2,13 @@
  * template instance is checked against the vectors of its generic name
  * before a lookup may return it.  Besides the one-shot answer, each test
  * exercises the paths AF_ALG uses: split updates and state cloning for
- * hashes, in-place and chained requests for skciphers. */
+ * hashes, in-place and chained requests for skciphers, in-place requests
+ * with the associated data in front (algif_aead's layout) and rejection of
+ * a bad tag for AEADs. */
 #include "crypto.h"
 #include "testvec.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,7 +44,10 @@ static int test_hash_vec(struct ualg_tfm *tfm, const struct ualg_hash_testvec *v
 	uint8_t out[UALG_MAX_DIGESTSIZE];
 	int bad = 1;
 
-	if (ualg_tfm_has_setkey(tfm) && ualg_tfm_setkey(tfm, u8(v->key), v->ksize))
+	/* An unkeyed vector of an optional-key hash runs on the default key:
+	 * the generator puts those vectors first, before any key is set. */
+	const bool keyed = v->key || !tfm->alg->u.shash.optional_key;
+	if (keyed && ualg_tfm_has_setkey(tfm) && ualg_tfm_setkey(tfm, u8(v->key), v->ksize))
 		return -1;
 	if (ualg_hash_digest(tfm, u8(v->plaintext), v->psize, out) || memcmp(out, v->digest, ds))
 		return -1;
@@ -112,12 +118,55 @@ static int test_skcipher_vec(struct ualg_tfm *tfm, const struct ualg_cipher_test
 	return bad ? -1 : 0;
 }
 
+/* One request over buf laid out as algif_aead leaves its output buffer:
+ * the associated data, then the text, processed in place. */
+static int aead_crypt_vec(struct ualg_tfm *tfm, bool enc, const struct ualg_aead_testvec *v,
+			  uint8_t *buf)
+{
+	uint8_t iv[UALG_MAX_IVSIZE];
+	const struct ualg_aead_req req = {
+		.aad = buf,
+		.assoclen = v->alen,
+		.text = buf + v->alen,
+		.cryptlen = enc ? v->plen : v->clen,
+		.iv = iv,
+	};
+
+	memcpy(iv, v->iv, v->ivlen);
+	memcpy(buf, v->assoc, v->alen);
+	memcpy(buf + v->alen, enc ? v->ptext : v->ctext, req.cryptlen);
+	return enc ? ualg_aead_encrypt(tfm, &req) : ualg_aead_decrypt(tfm, &req);
+}
+
+/* Encryption must give ctext || tag, decryption the plaintext, both
+ * leaving the associated data alone; a novrfy vector must be refused
+ * with EBADMSG. */
+static int test_aead_vec(struct ualg_tfm *tfm, const struct ualg_aead_testvec *v)
+{
+	uint8_t *buf = malloc(v->alen + v->clen + 1);
+	int bad = !buf || v->ivlen != tfm->alg->u.aead.ivsize || v->ivlen > UALG_MAX_IVSIZE ||
+		  v->clen != v->plen + v->authsize || ualg_tfm_setkey(tfm, u8(v->key), v->klen) ||
+		  ualg_aead_setauthsize(tfm, v->authsize);
+
+	if (!bad && !v->novrfy)
+		bad = aead_crypt_vec(tfm, true, v, buf) || memcmp(buf, v->assoc, v->alen) ||
+		      memcmp(buf + v->alen, v->ctext, v->clen);
+	if (!bad && v->novrfy)
+		bad = aead_crypt_vec(tfm, false, v, buf) != -EBADMSG;
+	else if (!bad)
+		bad = aead_crypt_vec(tfm, false, v, buf) || memcmp(buf, v->assoc, v->alen) ||
+		      memcmp(buf + v->alen, v->ptext, v->plen);
+	free(buf);
+	return bad ? -1 : 0;
+}
+
 static bool kind_matches(enum ualg_test_kind kind, enum ualg_alg_type type)
 {
 	switch (kind) {
 	case UALG_TEST_HASH: return type == UALG_ALG_SHASH;
 	case UALG_TEST_CIPHER: return type == UALG_ALG_CIPHER;
 	case UALG_TEST_SKCIPHER: return type == UALG_ALG_SKCIPHER;
+	case UALG_TEST_AEAD: return type == UALG_ALG_AEAD;
 	}
 	return false;
 }
@@ -144,6 +193,9 @@ int ualg_selftest_run(struct ualg_alg *alg)
 			break;
 		case UALG_TEST_SKCIPHER:
 			bad = test_skcipher_vec(tfm, &((const struct ualg_cipher_testvec *)d->vecs)[i]);
+			break;
+		case UALG_TEST_AEAD:
+			bad = test_aead_vec(tfm, &((const struct ualg_aead_testvec *)d->vecs)[i]);
 			break;
 		}
 	}

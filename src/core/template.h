@@ -41,6 +41,11 @@ static inline struct ualg_tfm *ualg_tmpl_child(const struct ualg_tfm *tfm)
 }
 
 extern const struct ualg_template ualg_tmpl_hmac, ualg_tmpl_ecb, ualg_tmpl_cbc,
-	ualg_tmpl_ctr, ualg_tmpl_xts, ualg_tmpl_cts;
+	ualg_tmpl_ctr, ualg_tmpl_xts, ualg_tmpl_cts, ualg_tmpl_rfc4106, ualg_tmpl_rfc4309,
+	ualg_tmpl_rfc4543, ualg_tmpl_rfc7539esp, ualg_tmpl_authenc, ualg_tmpl_authencesn,
+	ualg_tmpl_seqiv, ualg_tmpl_echainiv;
+extern const struct ualg_template ualg_tmpl_pcbc, ualg_tmpl_cfb, ualg_tmpl_ofb,
+	ualg_tmpl_cmac, ualg_tmpl_xcbc, ualg_tmpl_essiv, ualg_tmpl_xctr,
+	ualg_tmpl_lrw;
 
 #endif

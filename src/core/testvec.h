@@ -6,6 +6,7 @@
 #ifndef UALG_CORE_TESTVEC_H
 #define UALG_CORE_TESTVEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Message digests and keyed hashes (ksize 0 for unkeyed). */
@@ -29,13 +30,31 @@ struct ualg_cipher_testvec {
 	size_t len;
 };
 
-enum ualg_test_kind { UALG_TEST_HASH, UALG_TEST_CIPHER, UALG_TEST_SKCIPHER };
+/* AEADs, as the kernel's aead_testvec: ctext is the ciphertext followed by
+ * the authsize-byte tag (clen = plen + authsize).  A novrfy vector's tag is
+ * wrong: decrypting ctext must fail with EBADMSG; its ptext is NULL. */
+struct ualg_aead_testvec {
+	const char *key;
+	size_t klen;
+	const char *iv;
+	size_t ivlen;
+	const char *assoc;
+	size_t alen;
+	const char *ptext;
+	size_t plen;
+	const char *ctext;
+	size_t clen;
+	unsigned authsize;
+	bool novrfy;
+};
+
+enum ualg_test_kind { UALG_TEST_HASH, UALG_TEST_CIPHER, UALG_TEST_SKCIPHER, UALG_TEST_AEAD };
 
 /* One entry per generic algorithm name (cra_name), sorted by name. */
 struct ualg_test_desc {
 	const char *alg;		/* e.g. "cbc(aes)", "hmac(sha256)" */
 	enum ualg_test_kind kind;
-	const void *vecs;		/* ualg_hash_testvec[] or ualg_cipher_testvec[] */
+	const void *vecs;		/* ualg_{hash,cipher,aead}_testvec[] by kind */
 	size_t count;
 	const char *source;		/* where the vectors come from */
 };

@@ -20,7 +20,9 @@ static bool alg_keyed(const struct ualg_alg *alg)
 	switch (alg->type) {
 	case UALG_ALG_CIPHER: return true;
 	case UALG_ALG_SKCIPHER: return true;
-	case UALG_ALG_SHASH: return alg->u.shash.setkey != NULL;
+	case UALG_ALG_SHASH: return alg->u.shash.setkey && !alg->u.shash.optional_key;
+	case UALG_ALG_AEAD: return true;
+	case UALG_ALG_RNG: return false;	/* seeding is optional */
 	}
 	return false;
 }
@@ -66,6 +68,8 @@ struct ualg_tfm *ualg_tfm_new(struct ualg_alg *alg, int *err)
 	}
 	tfm->alg = alg;
 	tfm->need_key = alg_keyed(alg);
+	if (alg->type == UALG_ALG_AEAD)
+		tfm->authsize = alg->u.aead.maxauthsize;
 	if (alg->init_tfm) {
 		bool begun = keyed_begin(alg);
 		int r = alg->init_tfm(tfm);
@@ -99,42 +103,70 @@ void ualg_tfm_free(struct ualg_tfm *tfm)
 
 bool ualg_tfm_has_setkey(const struct ualg_tfm *tfm)
 {
-	return alg_keyed(tfm->alg);
+	const struct ualg_alg *alg = tfm->alg;
+
+	return alg_keyed(alg) || alg->type == UALG_ALG_RNG ||
+	       (alg->type == UALG_ALG_SHASH && alg->u.shash.setkey);
+}
+
+/* A length outside the algorithm's range is refused before the key is
+ * touched, so the old key stays usable (crypto_skcipher_setkey()). */
+static bool key_length_ok(const struct ualg_alg *alg, size_t len)
+{
+	switch (alg->type) {
+	case UALG_ALG_CIPHER:
+		return len >= alg->u.cipher.min_keysize && len <= alg->u.cipher.max_keysize;
+	case UALG_ALG_SKCIPHER:
+		return len >= alg->u.skcipher.min_keysize && len <= alg->u.skcipher.max_keysize;
+	default:
+		return true;	/* each AEAD checks its own key format */
+	}
+}
+
+static int driver_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
+{
+	const struct ualg_alg *alg = tfm->alg;
+
+	switch (alg->type) {
+	case UALG_ALG_CIPHER: return alg->u.cipher.setkey(tfm, key, len);
+	case UALG_ALG_SKCIPHER: return alg->u.skcipher.setkey(tfm, key, len);
+	case UALG_ALG_SHASH: return alg->u.shash.setkey(tfm, key, len);
+	case UALG_ALG_AEAD: return alg->u.aead.setkey(tfm, key, len);
+	default: return -EINVAL;
+	}
 }
 
 /* A failed setkey by the driver leaves the transform needing a key, as the
- * kernel's CRYPTO_TFM_NEED_KEY: no operation may run on a half-set key. */
+ * kernel's CRYPTO_TFM_NEED_KEY: no operation may run on a half-set key.
+ * Whatever the driver allocates meanwhile is key memory (secmem.c). */
 int ualg_tfm_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
 {
 	const struct ualg_alg *alg = tfm->alg;
-	int r;
 
+	if (alg->type == UALG_ALG_RNG)	/* a seed, not a key: nothing to lose on failure */
+		return ualg_rng_seed(tfm, key, len);
+	if (alg->type == UALG_ALG_SHASH && !alg->u.shash.setkey)
+		return -ENOSYS;
+	if (!key_length_ok(alg, len))
+		return -EINVAL;
 	ualg_secure_begin();
-	switch (alg->type) {
-	/* A length outside the algorithm's range is refused before the key is
-	 * touched, so the old key stays usable (crypto_skcipher_setkey()). */
-	case UALG_ALG_CIPHER:
-		if (len < alg->u.cipher.min_keysize || len > alg->u.cipher.max_keysize)
-			return -EINVAL;
-		r = alg->u.cipher.setkey(tfm, key, len);
-		break;
-	case UALG_ALG_SKCIPHER:
-		if (len < alg->u.skcipher.min_keysize || len > alg->u.skcipher.max_keysize)
-			return -EINVAL;
-		r = alg->u.skcipher.setkey(tfm, key, len);
-		break;
-	case UALG_ALG_SHASH:
-		if (!alg->u.shash.setkey)
-			return -ENOSYS;
-		r = alg->u.shash.setkey(tfm, key, len);
-		break;
-	default:
-		r = -EINVAL;
-	}
+	int r = driver_setkey(tfm, key, len);
 	int full = ualg_secure_end();
 	if (full)
 		r = full;	/* the kernel's setkey would fail its kmalloc */
-	tfm->need_key = r != 0;
+	/* An optional key that failed leaves the hash usable, as the kernel's
+	 * shash_set_needkey() does only for algorithms that need one. */
+	tfm->need_key = r != 0 && alg_keyed(alg);
+	return r;
+}
+
+/* Counts one request of an algorithm in its statistics; returns r.
+ * Atomic: transforms of one algorithm run in several ring workers. */
+static int account(struct ualg_alg *alg, bool request, size_t bytes, int r)
+{
+	__atomic_fetch_add(&alg->stats.ops, request, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&alg->stats.bytes, bytes, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&alg->stats.errors, r < 0, __ATOMIC_RELAXED);
 	return r;
 }
 
@@ -187,12 +219,16 @@ int ualg_hash_init(struct ualg_hash_desc *desc, struct ualg_tfm *tfm)
 
 int ualg_hash_update(struct ualg_hash_desc *desc, const uint8_t *data, size_t len)
 {
-	return desc->tfm->alg->u.shash.update(desc, data, len);
+	struct ualg_alg *alg = desc->tfm->alg;
+
+	return account(alg, false, len, alg->u.shash.update(desc, data, len));
 }
 
 int ualg_hash_final(struct ualg_hash_desc *desc, uint8_t *out)
 {
-	return desc->tfm->alg->u.shash.final(desc, out);
+	struct ualg_alg *alg = desc->tfm->alg;
+
+	return account(alg, true, 0, alg->u.shash.final(desc, out));
 }
 
 int ualg_hash_clone(struct ualg_hash_desc *dst, const struct ualg_hash_desc *src)
@@ -234,15 +270,72 @@ int ualg_skcipher_crypt(struct ualg_tfm *tfm, bool enc, uint8_t *iv,
 
 	if (tfm->need_key)
 		return -ENOKEY;
-	return enc ? ops->encrypt(tfm, iv, src, dst, len) : ops->decrypt(tfm, iv, src, dst, len);
+	return account(tfm->alg, true, len,
+		       enc ? ops->encrypt(tfm, iv, src, dst, len) : ops->decrypt(tfm, iv, src, dst, len));
 }
 
 void ualg_cipher_encrypt_one(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *src)
 {
+	account(tfm->alg, true, tfm->alg->blocksize, 0);
 	tfm->alg->u.cipher.encrypt(tfm, dst, src);
 }
 
 void ualg_cipher_decrypt_one(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *src)
 {
+	account(tfm->alg, true, tfm->alg->blocksize, 0);
 	tfm->alg->u.cipher.decrypt(tfm, dst, src);
+}
+
+/* crypto_aead_setauthsize(): zero only for algorithms without a tag. */
+int ualg_aead_setauthsize(struct ualg_tfm *tfm, unsigned authsize)
+{
+	const struct ualg_aead_ops *ops = &tfm->alg->u.aead;
+
+	if ((!authsize && ops->maxauthsize) || authsize > ops->maxauthsize)
+		return -EINVAL;
+	if (ops->setauthsize) {
+		int r = ops->setauthsize(tfm, authsize);
+		if (r)
+			return r;
+	}
+	tfm->authsize = authsize;
+	return 0;
+}
+
+int ualg_aead_encrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req)
+{
+	if (tfm->need_key)
+		return -ENOKEY;
+	return account(tfm->alg, true, req->assoclen + req->cryptlen, tfm->alg->u.aead.encrypt(tfm, req));
+}
+
+int ualg_aead_decrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req)
+{
+	if (tfm->need_key)
+		return -ENOKEY;
+	if (req->cryptlen < tfm->authsize)
+		return -EINVAL;
+	return account(tfm->alg, true, req->assoclen + req->cryptlen, tfm->alg->u.aead.decrypt(tfm, req));
+}
+
+int ualg_rng_seed(struct ualg_tfm *tfm, const uint8_t *seed, size_t len)
+{
+	return tfm->alg->u.rng.seed(tfm, seed, len);
+}
+
+int ualg_rng_generate(struct ualg_tfm *tfm, uint8_t *out, size_t len)
+{
+	return account(tfm->alg, true, len, tfm->alg->u.rng.generate(tfm, out, len));
+}
+
+int ualg_rng_set_entropy(struct ualg_tfm *tfm, const uint8_t *entropy, size_t len)
+{
+	if (!tfm->alg->u.rng.set_entropy)
+		return -ENOPROTOOPT;
+	return tfm->alg->u.rng.set_entropy(tfm, entropy, len);
+}
+
+int ualg_memneq(const void *a, const void *b, size_t len)
+{
+	return CRYPTO_memcmp(a, b, len) != 0;
 }

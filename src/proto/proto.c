@@ -149,6 +149,35 @@ int ualg_hello(int sock)
 	return n > 0 && h.type == UALG_MSG_HELLO && h.result == UALG_PROTO_VERSION ? 0 : -EPROTO;
 }
 
+int ualg_admin_call(int sock, uint16_t type, const struct ualg_alg_req *q,
+		    void *out, size_t outsize, size_t *outlen)
+{
+	struct iovec part = { (void *)q, sizeof(*q) }, body = { out, outsize };
+	struct ualg_hdr h;
+	int r = ualg_frame_send(sock, type, 0, 0, &part, 1, -1);
+
+	*outlen = 0;
+	if (r)
+		return r;
+	ssize_t n;
+	do
+		n = ualg_frame_recv(sock, &h, &body, 1, NULL, 1);
+	while (n == -EINTR);
+	if (n <= 0)
+		return n ? (int)n : -ECONNRESET;
+	const size_t data = (size_t)n - sizeof(h);
+	const size_t rec = sizeof(struct ualg_alg_rec);
+	size_t want = 0;
+	if (h.result >= 0 && type == UALG_MSG_ALG_GET)
+		want = rec;
+	else if (h.result >= 0 && type == UALG_MSG_ALG_DUMP)
+		want = (size_t)h.result * rec;
+	if (h.type != type || !(h.flags & UALG_HDR_REPLY) || data != want)
+		return -EPROTO;
+	*outlen = data;
+	return h.result;
+}
+
 int ualg_default_socket_path(char *buf, size_t size)
 {
 	const char *env = getenv("UALG_SOCKET");

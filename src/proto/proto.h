@@ -47,7 +47,24 @@ enum ualg_msg_type {
 	UALG_MSG_RECV,
 	UALG_MSG_POLL,		/* readiness of the socket: result is a poll mask */
 	UALG_MSG_CANCEL,	/* a signal ended the caller's wait (see server.c) */
-	UALG_MSG_ALGINFO,	/* a registered algorithm's properties (crypto_user) */
+	UALG_MSG_ALGINFO,	/* retired: superseded by UALG_MSG_ALG_GET */
+	/* 32-47: algorithm administration; bodies are struct ualg_alg_req. */
+	UALG_MSG_ALG_GET = 32,	/* crypto_alg_match(): reply one ualg_alg_rec */
+	UALG_MSG_ALG_DUMP,	/* from .start on: result n, n ualg_alg_recs (0: end) */
+	UALG_MSG_ALG_UPDATE,	/* CRYPTO_MSG_UPDATEALG: .priority of .driver */
+	UALG_MSG_ALG_NEW,	/* CRYPTO_MSG_NEWALG: instantiate .driver or .name */
+	UALG_MSG_ALG_DEL,	/* CRYPTO_MSG_DELALG: unregister instance .driver */
+	UALG_MSG_ALG_SAVE,	/* write the current settings to algd's config file */
+	UALG_MSG_ALG_DISABLE,	/* take .driver out of lookups (.priority 1) or back (0) */
+	UALG_MSG_ALG_CHECK_ADMIN,	/* 0 if the peer may make changes, else -EPERM */
+	/* 64-79: further AF_ALG surface */
+	UALG_MSG_DESCRIBE = 64,	/* what this connection is: struct ualg_describe */
+	UALG_MSG_SNDBUF = 65,	/* the op socket's SO_SNDBUF changed: struct ualg_sndbuf */
+	UALG_MSG_RING_SETUP = 80,	/* native API: create this connection's ring */
+	UALG_MSG_RING_OPEN,	/* open a transform by name: result is its id */
+	UALG_MSG_RING_SETKEY,	/* set a transform's key (kept in algd) */
+	UALG_MSG_RING_CLOSE,	/* close a transform */
+	UALG_MSG_RING_SETAUTHSIZE,	/* an AEAD transform's tag length */
 	UALG_MSG_TYPE_MAX = 128,
 };
 
@@ -116,26 +133,119 @@ struct ualg_send {
 #define UALG_IV_MAX 64
 
 #define UALG_RECV_DONTWAIT 0x01u
-#define UALG_RECV_FLAGS_ALL 0x01u
+#define UALG_RECV_REST 0x02u	/* the next part of an answer longer than a frame */
+#define UALG_RECV_FLAGS_ALL 0x03u
 
+/* A receive is one request per frame-sized part for hash and skcipher,
+ * whose results do not depend on how the caller's buffer is split.  An
+ * AEAD operation depends on the whole buffer's size (it decides how much
+ * is processed), so algd runs it once on total bytes and answers with the
+ * count produced and the first part; the shim fetches the rest with
+ * UALG_RECV_REST requests, each answered from what algd kept. */
 struct ualg_recv {
 	uint32_t flags;
 	uint32_t len;		/* caller's buffer size for this part, <= UALG_DATA_MAX */
+	uint32_t total;		/* the whole call's buffer size (>= len) */
+	uint32_t reserved;	/* zero */
+};
+
+/* DESCRIBE reply (result 0): lets a program that inherited the fd across
+ * execve (which empties the shim's fd table) adopt it again. */
+#define UALG_DESCRIBE_OP 0x1u	/* an accept()ed operation socket */
+#define UALG_DESCRIBE_BOUND 0x2u	/* type[] holds the salg_type */
+struct ualg_describe {
+	uint32_t flags;		/* UALG_DESCRIBE_* */
+	uint8_t type[14];	/* NUL-terminated within */
+	uint16_t reserved;
+	uint32_t sndbuf;	/* as UALG_MSG_SNDBUF set it, 0 when never set */
+};
+
+/* The value getsockopt(SO_SNDBUF) reports after the caller's setsockopt()
+ * (already doubled and clamped by the kernel on the real socket). */
+struct ualg_sndbuf {
+	uint32_t bytes;
 };
 
 #define UALG_FRAME_PARTS 64	/* iovecs one frame may gather from */
 
-/* CRYPTO_MSG_GETALG, as crypto_alg_match(p, 0): by driver name when one is
- * given, else by generic name; registered algorithms only. */
-struct ualg_alginfo_req {
-	char name[64], driver[64];	/* NUL-terminated within */
+/* Algorithm administration.  Matching is crypto_user's crypto_alg_match():
+ * by driver name when one is given, else (unless EXACT) by generic name,
+ * among registered algorithms whose kernel flags agree with type under
+ * mask; the most recently registered wins, as the kernel's list order.
+ * Changes (UPDATE, NEW, DEL, SAVE, DISABLE) need root or algd's admin group
+ * (SO_PEERCRED), else -EPERM. */
+#define UALG_ALG_REQ_EXACT 0x1u		/* driver name only */
+#define UALG_ALG_REQ_PRIORITY 0x2u	/* .priority is given */
+#define UALG_ALG_REQ_FLAGS_ALL 0x3u
+
+struct ualg_alg_req {
+	char name[128], driver[128];	/* NUL-terminated within */
+	uint32_t type, mask;		/* cru_type, cru_mask */
+	uint32_t flags;			/* UALG_ALG_REQ_* */
+	uint32_t priority;
+	uint32_t start;			/* DUMP: first record wanted */
+	uint32_t reserved;		/* must be zero */
 };
 
-struct ualg_alginfo {
-	char name[64], driver[64], module[64];
-	uint32_t type;		/* the core's enum ualg_alg_type */
-	uint32_t priority, refcnt, tested;
-	uint32_t blocksize, digestsize, min_keysize, max_keysize, ivsize;
+/* The kernel's cra_flags bits algd reports. */
+#define UALG_KFLAG_TYPE_MASK 0x0000000fu
+#define UALG_KFLAG_TESTED 0x00000400u
+#define UALG_KFLAG_INSTANCE 0x00000800u
+
+struct ualg_alg_rec {
+	char name[128], driver[128], module[64];
+	uint32_t kflags;		/* as cra_flags: type bits, TESTED, INSTANCE */
+	uint32_t type;			/* the core's enum ualg_alg_type */
+	int32_t priority;
+	uint32_t refcnt;		/* as /proc/crypto: the registry's reference included */
+	uint32_t selftest;		/* the core's enum ualg_selftest */
+	uint32_t disabled;		/* 1: left out of lookups by configuration */
+	uint32_t blocksize, digestsize, min_keysize, max_keysize, ivsize, chunksize;
+	uint32_t maxauthsize, seedsize;	/* aead, rng */
+	uint64_t ops, bytes, errors;	/* the algorithm's statistics */
+};
+
+/* The native ring API (libualg, see src/lib/ualg_abi.h for the shared
+ * memory).  A greeted connection sends RING_SETUP once; the reply carries a
+ * struct ualg_ring_setup_reply and three fds with SCM_RIGHTS: the sealed
+ * memfd, the submission eventfd and the completion eventfd.  Transforms
+ * are opened, keyed and closed on the socket; data only moves through the
+ * ring. */
+struct ualg_ring_setup {
+	uint32_t entries;	/* power of two, 1..UALG_RING_MAX_ENTRIES */
+	uint32_t reserved;
+	uint64_t bufsize;	/* buffer area, 1..UALG_RING_MAX_BUF */
+};
+
+struct ualg_ring_setup_reply {
+	uint32_t entries;
+	uint32_t reserved;
+	uint64_t sq_off, cq_off, buf_off, bufsize, map_size;
+};
+
+/* Reply: result is the id; the body gives the sizes a caller needs. */
+struct ualg_ring_open {
+	uint8_t type[14];	/* "hash", "skcipher" or "aead", NUL-terminated within */
+	uint16_t reserved;
+	uint32_t name_len;	/* bytes of name that follow, NUL included */
+};
+
+struct ualg_ring_tfm_info {
+	uint32_t digestsize, ivsize, blocksize, chunksize;
+};
+
+struct ualg_ring_setkey {
+	uint32_t tfm;
+	uint32_t keylen;	/* bytes of key that follow */
+};
+
+struct ualg_ring_close {
+	uint32_t tfm;
+};
+
+struct ualg_ring_setauthsize {
+	uint32_t tfm;
+	uint32_t authsize;
 };
 
 /* Sends one frame: header, then the given parts, optionally passing fd
@@ -159,6 +269,13 @@ ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body
  * this protocol version, algd's -errno when it refuses the client (EACCES
  * by policy, EMFILE over its socket limit), or -errno of the exchange. */
 int ualg_hello(int sock);
+
+/* One administration request on a greeted connection: sends q, receives
+ * the reply's data into out (outsize bytes) and its length into *outlen.
+ * Checks the reply's shape (GET: one record, DUMP: result records, others
+ * none).  Returns the reply's result, or -EPROTO / -errno of the exchange. */
+int ualg_admin_call(int sock, uint16_t type, const struct ualg_alg_req *q,
+		    void *out, size_t outsize, size_t *outlen);
 
 /* The default algd socket path for this user, into buf. */
 int ualg_default_socket_path(char *buf, size_t size);

@@ -103,8 +103,8 @@ static int reply_ok(const struct xact *x, const struct ualg_hdr *h, ssize_t n, s
 
 	if (h->type != x->type || !(h->flags & UALG_HDR_REPLY) || data > cap)
 		return 0;
-	if (x->type == UALG_MSG_ALGINFO)
-		return h->result < 0 ? data == 0 : data == sizeof(struct ualg_alginfo);
+	if (x->type == UALG_MSG_DESCRIBE)
+		return h->result < 0 ? data == 0 : data == sizeof(struct ualg_describe);
 	if (x->type == UALG_MSG_RECV)
 		return h->result < 0 ? data == 0 : (size_t)h->result == data;
 	return data == 0;

@@ -16,7 +16,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <linux/sockios.h>
 #include <sys/ioctl.h>
+#include <sys/select.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -59,6 +64,9 @@ static struct {
 	int (*shutdown)(int, int);
 	ssize_t (*splice)(int, loff_t *, int, loff_t *, size_t, unsigned);
 	ssize_t (*sendfile)(int, int, off_t *, size_t);
+	int (*sendmmsg)(int, struct mmsghdr *, unsigned, int);
+	int (*ioctl)(int, unsigned long, ...);
+	int (*recvmmsg)(int, struct mmsghdr *, unsigned, int, struct timespec *);
 } next;
 
 static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
@@ -76,6 +84,7 @@ static void resolve(void)
 	RESOLVE(next, accept); RESOLVE(next, accept4); RESOLVE(next, connect);
 	RESOLVE(next, listen); RESOLVE(next, getsockname); RESOLVE(next, getpeername);
 	RESOLVE(next, shutdown); RESOLVE(next, splice); RESOLVE(next, sendfile);
+	RESOLVE(next, sendmmsg); RESOLVE(next, recvmmsg); RESOLVE(next, ioctl);
 }
 
 void shim_resolve(void)
@@ -86,6 +95,7 @@ void shim_resolve(void)
 __attribute__((constructor)) static void shim_init(void)
 {
 	shim_resolve();
+	shim_adopt_inherited();
 }
 
 static int fail(int err)
@@ -200,10 +210,56 @@ EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 	return 0;
 }
 
+/* SO_SNDBUF of an AF_ALG socket bounds its TX queue (af_alg_sndbuf()), which
+ * algd keeps: the value is computed as sock_setsockopt() does and never set
+ * on the real socket, whose frames must keep fitting. */
+#define SOCK_MIN_SNDBUF_ 4608	/* 2 * (2048 + sizeof(struct sk_buff)) on 6.1 */
+
+static int wmem_max(void)
+{
+	static atomic_int cached;
+	int v = atomic_load(&cached);
+	if (v)
+		return v;
+	v = 212992;
+	int f = open("/proc/sys/net/core/wmem_max", O_RDONLY | O_CLOEXEC);
+	if (f >= 0) {
+		char b[32] = { 0 };
+		if (next.read(f, b, sizeof(b) - 1) > 0 && atoi(b) > 0)
+			v = atoi(b);
+		real.close(f);
+	}
+	atomic_store(&cached, v);
+	return v;
+}
+
+static int set_sndbuf(int fd, struct afd *a, const void *val, socklen_t len)
+{
+	int v;
+	if (len < sizeof(int))
+		return fail(EINVAL);
+	if (copy_in(&v, val, sizeof(v)))
+		return fail(EFAULT);
+	unsigned u = (unsigned)v < (unsigned)wmem_max() ? (unsigned)v : (unsigned)wmem_max();
+	int bytes = (int)(u * 2) > SOCK_MIN_SNDBUF_ ? (int)(u * 2) : SOCK_MIN_SNDBUF_;
+	if (a->op) {
+		struct ualg_sndbuf b = { (uint32_t)bytes };
+		struct iovec part = { &b, sizeof(b) };
+		struct xact x = { .type = UALG_MSG_SNDBUF, .parts = &part, .nparts = 1 };
+		int r = client_xact(a, fd, &x);
+		if (r < 0)
+			return fail(-r);
+	}
+	a->sndbuf = bytes;
+	return 0;
+}
+
 EXPORT int setsockopt(int fd, int level, int optname, const void *val, socklen_t len)
 {
 	shim_resolve();
 	struct afd *a = afd_get(fd);
+	if (a && a->nl_peer < 0 && level == SOL_SOCKET && optname == SO_SNDBUF)
+		return set_sndbuf(fd, a, val, len);
 	if (!a || level == SOL_SOCKET)
 		return real.setsockopt(fd, level, optname, val, len);
 	if ((int)len < 0)
@@ -241,8 +297,8 @@ EXPORT int getsockopt(int fd, int level, int optname, void *val, socklen_t *len)
 	struct afd *a = afd_get(fd);
 	if (!a)
 		return real.getsockopt(fd, level, optname, val, len);
-	if (level == SOL_SOCKET && optname == SO_DOMAIN) {
-		int v = AF_ALG;
+	if (level == SOL_SOCKET && (optname == SO_DOMAIN || (optname == SO_SNDBUF && a->sndbuf))) {
+		int v = optname == SO_DOMAIN ? AF_ALG : a->sndbuf;
 		socklen_t l;
 		if (copy_in(&l, len, sizeof(l)))
 			return fail(EFAULT);
@@ -637,24 +693,69 @@ static ssize_t feed_from(int fd, struct afd *a, struct source *src, size_t len, 
 	return (ssize_t)done;
 }
 
+static ssize_t do_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov,
+		       int flags, int *msg_flags);
+
+static size_t pipe_room(int fd)
+{
+	int cap = fcntl(fd, F_GETPIPE_SZ);
+	size_t used = pipe_pending(fd);
+	return cap > 0 && (size_t)cap > used ? (size_t)cap - used : 0;
+}
+
 static bool is_pipe(int fd)
 {
 	struct stat st;
 	return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
+static bool is_socket(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/* splice() from an op socket into a pipe: sock_splice_read() falls back
+ * to a read of the socket (at most a pipe's worth), written to the pipe. */
+static ssize_t splice_out(int in, struct afd *a, int out, size_t len, unsigned flags)
+{
+	uint8_t buf[UALG_DATA_MAX];
+	size_t room = pipe_room(out);
+	if (len > room)
+		len = room;
+	if (len > sizeof(buf))
+		len = sizeof(buf);
+	if (!len)
+		return (flags & SPLICE_F_NONBLOCK) ? sfail(EAGAIN) : 0;
+	struct iovec iov = { buf, len };
+	ssize_t n = do_recv(in, a, &iov, 1, 0, NULL);
+	if (n > 0 && next.write(out, buf, (size_t)n) != n)
+		n = sfail(errno);
+	explicit_bzero(buf, n > 0 ? (size_t)n : 0);
+	return n;
+}
+
+/* do_splice()'s checks, in its order: one end must be a pipe; a pipe has
+ * no offset (ESPIPE); a socket cannot be written at an offset (EINVAL). */
 EXPORT ssize_t splice(int in, loff_t *off_in, int out, loff_t *off_out, size_t len, unsigned flags)
 {
 	shim_resolve();
-	struct afd *a = afd_get(out);
+	struct afd *a = afd_get(out), *ain = afd_get(in);
+	if (ain && !a && is_pipe(out)) {
+		if (off_out)
+			return sfail(ESPIPE);
+		if (off_in)
+			return sfail(EINVAL);	/* sockets have no pread */
+		return splice_out(in, ain, out, len, flags);
+	}
 	if (!a)
 		return next.splice(in, off_in, out, off_out, len, flags);
-	if (off_out)
-		return sfail(ESPIPE);
 	if (!is_pipe(in))	/* one end of a splice must be a pipe */
 		return sfail(EINVAL);
 	if (off_in)
 		return sfail(ESPIPE);
+	if (off_out)
+		return sfail(EINVAL);
 	struct source src = { .fd = in, .pipe = true,
 			      .pipe_flags = flags & SPLICE_F_NONBLOCK };
 	return feed_from(out, a, &src, len, flags & SPLICE_F_MORE);
@@ -666,7 +767,7 @@ EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t len)
 	struct afd *a = afd_get(out);
 	if (!a)
 		return next.sendfile(out, in, off, len);
-	if (is_pipe(in))	/* 6.1's pipes have no splice_read */
+	if (is_pipe(in) || is_socket(in))	/* 6.1: neither has splice_read for this */
 		return sfail(EINVAL);
 	loff_t o = off ? *off : 0;
 	struct source src = { .fd = in, .off = off ? &o : NULL };
@@ -701,6 +802,7 @@ static ssize_t do_recv(int fd, struct afd *a, const struct iovec *iov, size_t ni
 		flags |= MSG_DONTWAIT;
 
 	struct iov_cursor cur = { iov, niov, 0, 0 };
+	const bool whole = !strcmp(a->type, "aead");
 	size_t got = 0;
 	do {
 		struct iovec parts[UALG_FRAME_PARTS];
@@ -714,7 +816,10 @@ static ssize_t do_recv(int fd, struct afd *a, const struct iovec *iov, size_t ni
 			for (int i = 0; i < np; i++)
 				if (probe_out(parts[i].iov_base, parts[i].iov_len))
 					return got ? (ssize_t)got : sfail(EFAULT);
-		struct ualg_recv m = { (flags & MSG_DONTWAIT) ? UALG_RECV_DONTWAIT : 0, (uint32_t)cap };
+		struct ualg_recv m = { (flags & MSG_DONTWAIT) ? UALG_RECV_DONTWAIT : 0, (uint32_t)cap,
+				       (uint32_t)(whole ? total : cap), 0 };
+		if (whole && got)
+			m.flags |= UALG_RECV_REST;
 		struct iovec req = { &m, sizeof(m) };
 		struct xact x = { .type = UALG_MSG_RECV, .parts = &req, .nparts = 1,
 				  .rbody = parts, .nrbody = np };
@@ -723,6 +828,17 @@ static ssize_t do_recv(int fd, struct afd *a, const struct iovec *iov, size_t ni
 			return got ? (ssize_t)got : sfail(-r);
 		if (msg_flags && (x.rflags & UALG_HDR_TRUNC))
 			*msg_flags |= MSG_TRUNC;
+		if (whole) {
+			/* One operation on the whole buffer: r counts all it
+			 * produced; the parts beyond this frame follow. */
+			size_t n = got ? (size_t)r : ((size_t)r < cap ? (size_t)r : cap);
+			if (!got)
+				total = (size_t)r;
+			got += n;
+			if (!n)
+				break;
+			continue;
+		}
 		got += (size_t)r;
 		if ((size_t)r < cap || !r)
 			break;
@@ -810,6 +926,22 @@ EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 	return do_recv(fd, a, iov, (size_t)n, 0, NULL);
 }
 
+/* The plain read and write of an op socket, for AIO (aio.c): what
+ * sock_read_iter() and sock_write_iter() do for an iocb. */
+ssize_t shim_op_read(int fd, struct afd *a, const struct iovec *iov, size_t niov)
+{
+	size_t total;
+	int r = iov_total(iov, niov, &total);
+	if (r)
+		return sfail(-r);
+	return total ? do_recv(fd, a, iov, niov, 0, NULL) : 0;
+}
+
+ssize_t shim_op_write(int fd, struct afd *a, const struct iovec *iov, size_t niov)
+{
+	return do_send(fd, a, iov, niov, NULL, 0);
+}
+
 /* _FORTIFY_SOURCE builds call these instead. */
 EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
 {
@@ -833,10 +965,97 @@ EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int 
 	return recvfrom(fd, buf, len, flags, addr, alen);
 }
 
+/* sendmmsg() and recvmmsg(): __sys_sendmmsg() and __sys_recvmmsg() are
+ * loops of the single-message calls, stopping at the first error (which is
+ * returned only when no message went through) or, for sends, a short one. */
+#define MMSG_MAX 1024	/* UIO_MAXIOV */
+
+EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags)
+{
+	shim_resolve();
+	if (!afd_get(fd))
+		return next.sendmmsg(fd, vec, n, flags);
+	unsigned done = 0;
+	ssize_t r = 0;
+	if (n > MMSG_MAX)
+		n = MMSG_MAX;
+	while (done < n) {
+		r = sendmsg(fd, &vec[done].msg_hdr, flags);
+		if (r < 0)
+			break;
+		size_t want = 0;	/* readable: sendmsg() copied it */
+		for (size_t i = 0; i < vec[done].msg_hdr.msg_iovlen; i++)
+			want += vec[done].msg_hdr.msg_iov[i].iov_len;
+		vec[done++].msg_len = (unsigned)r;
+		if ((size_t)r < want)
+			break;
+	}
+	return done ? (int)done : (int)r;
+}
+
+EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags, struct timespec *ts)
+{
+	shim_resolve();
+	if (!afd_get(fd))
+		return next.recvmmsg(fd, vec, n, flags, ts);
+	unsigned done = 0;
+	ssize_t r = 0;
+	if (n > MMSG_MAX)
+		n = MMSG_MAX;
+	while (done < n) {
+		r = recvmsg(fd, &vec[done].msg_hdr, flags);
+		if (r < 0)
+			break;
+		vec[done++].msg_len = (unsigned)r;
+		if (flags & MSG_WAITFORONE)
+			flags |= MSG_DONTWAIT;
+	}
+	if (done)
+		return (int)done;
+	return (int)r;
+}
+
+/* ioctl() on an AF_ALG fd: do_vfs_ioctl() answers the file-level commands
+ * and sock_ioctl() a few socket-level ones itself (both act on the real fd
+ * as they would on the AF_ALG file); everything else reaches AF_ALG's
+ * sock_no_ioctl() (EOPNOTSUPP), and the timestamp requests find no
+ * gettstamp (ENOTTY). */
+static bool ioctl_is_generic(unsigned long cmd)
+{
+	switch (cmd) {
+	case FIOCLEX: case FIONCLEX: case FIONBIO: case FIOASYNC: case FIOQSIZE:
+	case FIGETBSZ: case FIFREEZE: case FITHAW: case FICLONE: case FICLONERANGE:
+	case FIDEDUPERANGE: case FS_IOC_FIEMAP:
+	case FIOSETOWN: case SIOCSPGRP: case FIOGETOWN: case SIOCGPGRP:
+	case SIOCGIFBR: case SIOCSIFBR: case SIOCBRADDBR: case SIOCBRDELBR:
+	case SIOCGIFVLAN: case SIOCSIFVLAN: case SIOCGSKNS:
+		return true;
+	default:
+		return (cmd >= SIOCDEVPRIVATE && cmd <= SIOCDEVPRIVATE + 15) ||
+		       (cmd >= 0x8B00 && cmd <= 0x8BFF);	/* wireless extensions */
+	}
+}
+
+EXPORT int ioctl(int fd, unsigned long cmd, ...)
+{
+	shim_resolve();
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	struct afd *a = afd_get(fd);
+	if (!a || a->nl_peer >= 0 || ioctl_is_generic(cmd))
+		return next.ioctl(fd, cmd, arg);
+	if (cmd == SIOCGSTAMP_OLD || cmd == SIOCGSTAMPNS_OLD || cmd == SIOCGSTAMP_NEW ||
+	    cmd == SIOCGSTAMPNS_NEW)
+		return fail(ENOTTY);
+	return fail(EOPNOTSUPP);
+}
+
 /* ---- readiness ------------------------------------------------------ */
 
 /* The mask sock_poll() gives an AF_ALG socket: algd knows its state. */
-static short alg_revents(int fd, struct afd *a, short events)
+short shim_alg_revents(int fd, struct afd *a, short events)
 {
 	struct xact x = { .type = UALG_MSG_POLL };
 	int r = client_xact(a, fd, &x);
@@ -852,26 +1071,37 @@ static short alg_revents(int fd, struct afd *a, short events)
  * through another process sharing it. */
 static int do_poll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)
 {
-	int ready = 0, saved_fd[64];
+	int ready = 0, small_fd[64];
+	short small_mine[64];
 	bool ours = false;
 
-	if (n > 64)
-		return (int)syscall(SYS_ppoll, fds, n, ts, mask, _NSIG / 8);
-	for (nfds_t i = 0; i < n; i++) {
+	for (nfds_t i = 0; i < n && !ours; i++) {
 		struct afd *a = fds[i].fd >= 0 ? afd_get(fds[i].fd) : NULL;
-		saved_fd[i] = fds[i].fd;
-		if (!a || a->nl_peer >= 0)	/* netlink replies wait on the real socket */
-			continue;
-		ours = true;
-		fds[i].revents = alg_revents(fds[i].fd, a, fds[i].events);
-		ready += fds[i].revents != 0;
-		fds[i].fd = -1;		/* poll ignores it */
+		ours = a && a->nl_peer < 0;	/* netlink replies wait on the real socket */
 	}
 	if (!ours)
 		return (int)syscall(SYS_ppoll, fds, n, ts, mask, _NSIG / 8);
-	short mine[64];
-	for (nfds_t i = 0; i < n; i++)
-		mine[i] = fds[i].fd < 0 ? fds[i].revents : 0;
+	int *saved_fd = small_fd;
+	short *mine = small_mine;
+	if (n > 64) {
+		saved_fd = malloc(n * sizeof(*saved_fd));
+		mine = malloc(n * sizeof(*mine));
+		if (!saved_fd || !mine) {
+			free(saved_fd);
+			free(mine);
+			return fail(ENOMEM);
+		}
+	}
+	for (nfds_t i = 0; i < n; i++) {
+		struct afd *a = fds[i].fd >= 0 ? afd_get(fds[i].fd) : NULL;
+		saved_fd[i] = fds[i].fd;
+		mine[i] = 0;
+		if (!a || a->nl_peer >= 0)
+			continue;
+		mine[i] = shim_alg_revents(fds[i].fd, a, fds[i].events);
+		ready += mine[i] != 0;
+		fds[i].fd = -1;		/* poll ignores it */
+	}
 	struct timespec zero = { 0, 0 };
 	int r = (int)syscall(SYS_ppoll, fds, n, ready ? &zero : ts, mask, _NSIG / 8);
 	int err = errno;
@@ -879,6 +1109,10 @@ static int do_poll(struct pollfd *fds, nfds_t n, const struct timespec *ts, cons
 		if (fds[i].fd < 0 && saved_fd[i] >= 0)
 			fds[i].revents = mine[i];
 		fds[i].fd = saved_fd[i];
+	}
+	if (saved_fd != small_fd) {
+		free(saved_fd);
+		free(mine);
 	}
 	if (r < 0) {
 		errno = err;
@@ -907,11 +1141,131 @@ EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
 	return poll(fds, n, timeout);
 }
 
+/* select() and pselect() with an emulated socket in a set become a poll
+ * over the set fds, mapped back as the kernel's do_select() maps a poll
+ * mask; without one they are the real calls. */
+#define SELECT_IN (POLLIN | POLLRDNORM | POLLRDBAND | POLLHUP | POLLERR)
+#define SELECT_OUT (POLLOUT | POLLWRNORM | POLLWRBAND | POLLERR)
+#define SELECT_EX POLLPRI
+
+static bool in_set(int fd, const fd_set *s)
+{
+	return s && FD_ISSET(fd, s);
+}
+
+static bool selects_ours(int n, const fd_set *r, const fd_set *w, const fd_set *e)
+{
+	for (int fd = 0; fd < n && fd < FD_SETSIZE; fd++)
+		if ((in_set(fd, r) || in_set(fd, w) || in_set(fd, e)) && afd_get(fd))
+			return true;
+	return false;
+}
+
+static int select_as_poll(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts,
+			  const sigset_t *mask)
+{
+	struct pollfd *p = calloc((size_t)n, sizeof(*p));
+	nfds_t np = 0;
+	if (!p)
+		return fail(ENOMEM);
+	for (int fd = 0; fd < n; fd++) {
+		short ev = (short)((in_set(fd, r) ? POLLIN : 0) | (in_set(fd, w) ? POLLOUT : 0) |
+				   (in_set(fd, e) ? POLLPRI : 0));
+		if (ev)
+			p[np++] = (struct pollfd){ .fd = fd, .events = ev };
+	}
+	int k = do_poll(p, np, ts, mask);
+	if (k < 0) {
+		free(p);
+		return -1;
+	}
+	int count = 0;
+	for (nfds_t i = 0; i < np; i++)
+		if (p[i].revents & POLLNVAL) {
+			free(p);
+			return fail(EBADF);
+		}
+	for (nfds_t i = 0; i < np; i++) {
+		int fd = p[i].fd;
+		short rev = p[i].revents;
+		struct { fd_set *set; short bits; } m[3] = { { r, SELECT_IN }, { w, SELECT_OUT }, { e, SELECT_EX } };
+		for (int j = 0; j < 3; j++) {
+			if (!in_set(fd, m[j].set))
+				continue;
+			if (rev & m[j].bits)
+				count++;
+			else
+				FD_CLR(fd, m[j].set);
+		}
+	}
+	free(p);
+	return count;
+}
+
+static int do_select(int n, fd_set *r, fd_set *w, fd_set *e, struct timespec *ts, const sigset_t *mask,
+		     bool update_ts)
+{
+	if (n < 0 || n > FD_SETSIZE || !selects_ours(n, r, w, e))
+		return -2;	/* the real call decides */
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int k = select_as_poll(n, r, w, e, ts, mask);
+	if (ts && update_ts) {	/* Linux's select() leaves the time not slept */
+		struct timespec t1, left;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		long long ns = (ts->tv_sec - (t1.tv_sec - t0.tv_sec)) * 1000000000LL +
+			       (ts->tv_nsec - (t1.tv_nsec - t0.tv_nsec));
+		if (ns < 0)
+			ns = 0;
+		left.tv_sec = ns / 1000000000LL;
+		left.tv_nsec = ns % 1000000000LL;
+		*ts = left;
+	}
+	return k;
+}
+
+EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
+{
+	shim_resolve();
+	struct timespec ts, *tsp = NULL;
+	if (tv) {
+		if (tv->tv_sec < 0 || tv->tv_usec < 0)
+			return fail(EINVAL);
+		ts.tv_sec = tv->tv_sec + tv->tv_usec / 1000000;
+		ts.tv_nsec = (tv->tv_usec % 1000000) * 1000;
+		tsp = &ts;
+	}
+	int k = do_select(n, r, w, e, tsp, NULL, true);
+	if (k == -2)
+		return (int)syscall(SYS_select, n, r, w, e, tv);
+	if (tv) {
+		tv->tv_sec = ts.tv_sec;
+		tv->tv_usec = ts.tv_nsec / 1000;
+	}
+	return k;
+}
+
+EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts, const sigset_t *mask)
+{
+	shim_resolve();
+	struct timespec copy, *tsp = NULL;
+	if (ts) {
+		copy = *ts;
+		tsp = &copy;
+	}
+	int k = do_select(n, r, w, e, tsp, mask, false);
+	if (k != -2)
+		return k;
+	struct { const sigset_t *ss; size_t len; } data = { mask, _NSIG / 8 };
+	return (int)syscall(SYS_pselect6, n, r, w, e, tsp, mask ? &data : NULL);
+}
+
 /* ---- descriptor bookkeeping ----------------------------------------- */
 
 EXPORT int close(int fd)
 {
 	shim_resolve();
+	epoll_forget(fd);	/* an emulated fd, or an epoll set */
 	afd_untrack(fd);
 	return real.close(fd);
 }
@@ -930,6 +1284,7 @@ static int dup_onto(int fd, int n, int r)
 {
 	if (r < 0 || fd == n)
 		return r;
+	epoll_forget(n);	/* the old n was closed */
 	struct afd *a = afd_get(fd);
 	if (a)
 		afd_share(n, a);

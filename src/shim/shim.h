@@ -25,6 +25,7 @@ struct afd {
 	bool op;		/* an accept()ed operation socket */
 	char type[14];		/* salg_type once bound ("hash", "skcipher") */
 	int nl_peer;		/* NETLINK_CRYPTO: our end of the pair, else -1 */
+	int sndbuf;		/* sk_sndbuf as SO_SNDBUF set it; 0: not set */
 };
 
 struct afd *afd_get(int fd);	/* NULL when fd is not ours */
@@ -78,6 +79,22 @@ int cmsg_parse(const struct msghdr *msg, struct shim_ctl *ctl);
 
 /* NETLINK_CRYPTO (netlink.c): answers the requests in one sendmsg(). */
 ssize_t netlink_send(struct afd *a, const void *data, size_t len);
+
+/* The poll mask of an emulated socket, as sock_poll() gives it (algd
+ * knows the state), limited to events plus POLLERR and POLLHUP. */
+short shim_alg_revents(int fd, struct afd *a, short events);
+
+/* epoll.c: registrations of emulated sockets in epoll sets; called by
+ * close() so that a closed fd leaves every set, as its last close does. */
+void epoll_forget(int fd);
+
+/* read()/write() of an emulated socket over iovecs (AIO, aio.c). */
+ssize_t shim_op_read(int fd, struct afd *a, const struct iovec *iov, size_t niov);
+ssize_t shim_op_write(int fd, struct afd *a, const struct iovec *iov, size_t niov);
+
+/* inherit.c: adopts the algd connections a program inherited across
+ * execve, which leaves the fd table empty.  Run once at load. */
+void shim_adopt_inherited(void);
 
 /* Copies from the caller's memory, -EFAULT where it cannot be read. */
 int copy_in(void *dst, const void *src, size_t len);

@@ -55,6 +55,12 @@ SO_TYPE = 3
 SO_ACCEPTCONN = 30
 SO_PROTOCOL = 38
 SO_DOMAIN = 39
+SO_SNDBUF = 7
+SO_RCVBUF = 8
+SO_RCVTIMEO = 20
+SO_SNDTIMEO = 21
+SO_PEERCRED = 17
+SO_LINGER = 13
 SCM_RIGHTS = 1
 MSG_OOB = 0x1
 MSG_PEEK = 0x2
@@ -75,6 +81,16 @@ F_SETFL = 4
 F_DUPFD_CLOEXEC = 1030
 FD_CLOEXEC = 1
 O_NONBLOCK = 0o4000
+O_CLOEXEC = 0o2000000
+SPLICE_F_MOVE = 1
+SPLICE_F_NONBLOCK = 2
+SPLICE_F_MORE = 4
+SPLICE_F_GIFT = 8
+EPOLL_CTL_ADD = 1
+EPOLL_CTL_DEL = 2
+EPOLL_CTL_MOD = 3
+EPOLLONESHOT = 1 << 30
+EPOLLET = 1 << 31
 POLLIN = 0x1
 POLLPRI = 0x2
 POLLOUT = 0x4
@@ -145,6 +161,26 @@ _close = _proto("close", _int, _int)
 _dup = _proto("dup", _int, _int)
 _fcntl = _proto("fcntl", _int, _int, _int, _int)   # variadic; int arg is fine on x86_64
 _poll = _proto("poll", _int, ctypes.POINTER(pollfd), ctypes.c_ulong, _int)
+_pipe2 = _proto("pipe2", _int, _vp, _int)
+_dup2 = _proto("dup2", _int, _int, _int)
+_dup3 = _proto("dup3", _int, _int, _int, _int)
+_splice = _proto("splice", _ssz, _int, _vp, _int, _vp, _sz, _uint)
+_vmsplice = _proto("vmsplice", _ssz, _int, _vp, _sz, _uint)
+_sendfile = _proto("sendfile", _ssz, _int, _int, _vp, _sz)
+_select = _proto("select", _int, _int, _vp, _vp, _vp, _vp)
+_epoll_create1 = _proto("epoll_create1", _int, _int)
+_epoll_ctl = _proto("epoll_ctl", _int, _int, _int, _int, _vp)
+_epoll_wait = _proto("epoll_wait", _int, _int, _vp, _int, _int)
+_readv = _proto("readv", _ssz, _int, _vp, _int)
+_writev = _proto("writev", _ssz, _int, _vp, _int)
+_ioctl = _proto("ioctl", _int, _int, ctypes.c_ulong, _vp)
+_pread = _proto("pread", _ssz, _int, _vp, _sz, ctypes.c_long)
+_pwrite = _proto("pwrite", _ssz, _int, _vp, _sz, ctypes.c_long)
+_lseek = _proto("lseek", ctypes.c_long, _int, ctypes.c_long, _int)
+_sendmmsg = _proto("sendmmsg", _int, _int, _vp, _uint, _int)
+_recvmmsg = _proto("recvmmsg", _int, _int, _vp, _uint, _int, _vp)
+_syscall = _proto("syscall", ctypes.c_long, ctypes.c_long, ctypes.c_long, ctypes.c_long, ctypes.c_long,
+                  ctypes.c_long, ctypes.c_long)
 
 
 def _errret(r):
@@ -396,6 +432,151 @@ def recvmsg(fd, sizes, flags=0, controllen=0):
     return r, e, data, m.msg_flags, m.msg_controllen
 
 
+def pipe2(flags=0):
+    a = (_int * 2)()
+    r, e = _errret(_pipe2(ctypes.cast(a, _vp), flags))
+    return r, e, a[0], a[1]
+
+
+def dup2(fd, n):
+    return _errret(_dup2(fd, n))
+
+
+def dup3(fd, n, flags):
+    return _errret(_dup3(fd, n, flags))
+
+
+def splice(fin, fout, n, flags=0, off_in=None, off_out=None):
+    """off_in/off_out: None (NULL) or an int offset; returns (ret, errno, off_in', off_out')."""
+    oi = None if off_in is None else ctypes.c_longlong(off_in)
+    oo = None if off_out is None else ctypes.c_longlong(off_out)
+    r, e = _errret(_splice(fin, None if oi is None else ctypes.addressof(oi), fout,
+                           None if oo is None else ctypes.addressof(oo), n, flags))
+    return r, e, None if oi is None else oi.value, None if oo is None else oo.value
+
+
+def _iovecs(bufs):
+    """A ctypes iovec array over bytes objects (kept alive by the caller)."""
+    keep = [_buf(b) for b in bufs]
+    arr = (iovec * max(len(bufs), 1))()
+    for i, (k, b) in enumerate(zip(keep, bufs)):
+        arr[i].iov_base = _addr(k)
+        arr[i].iov_len = len(b)
+    return arr, keep
+
+
+def vmsplice(fd, bufs, flags=0):
+    arr, keep = _iovecs(bufs)
+    return _errret(_vmsplice(fd, ctypes.addressof(arr), len(bufs), flags))
+
+
+def writev(fd, bufs):
+    arr, keep = _iovecs(bufs)
+    return _errret(_writev(fd, ctypes.addressof(arr), len(bufs)))
+
+
+def readv(fd, sizes):
+    bufs = [ctypes.create_string_buffer(max(s, 1)) for s in sizes]
+    arr = (iovec * max(len(sizes), 1))()
+    for i, (b, s) in enumerate(zip(bufs, sizes)):
+        arr[i].iov_base = _addr(b)
+        arr[i].iov_len = s
+    r, e = _errret(_readv(fd, ctypes.addressof(arr), len(sizes)))
+    data, left = b"", max(r, 0)
+    for b, s in zip(bufs, sizes):
+        data += b.raw[:min(left, s)]
+        left -= min(left, s)
+    return r, e, data
+
+
+def sendfile(out, fin, n, offset=None):
+    o = None if offset is None else ctypes.c_long(offset)
+    r, e = _errret(_sendfile(out, fin, None if o is None else ctypes.addressof(o), n))
+    return r, e, None if o is None else o.value
+
+
+class fd_set(ctypes.Structure):
+    _fields_ = [("bits", ctypes.c_ulong * 16)]
+
+
+class timeval(ctypes.Structure):
+    _fields_ = [("sec", ctypes.c_long), ("usec", ctypes.c_long)]
+
+
+def select(rfds, wfds, timeout_ms=0):
+    """Returns (ret, errno, ready read fds, ready write fds)."""
+    sets = []
+    for fds in (rfds, wfds):
+        s = fd_set()
+        for fd in fds:
+            s.bits[fd // 64] |= 1 << (fd % 64)
+        sets.append(s)
+    tv = timeval(timeout_ms // 1000, (timeout_ms % 1000) * 1000)
+    n = max(list(rfds) + list(wfds) + [-1]) + 1
+    r, e = _errret(_select(n, ctypes.addressof(sets[0]), ctypes.addressof(sets[1]), None, ctypes.addressof(tv)))
+    out = [[fd for fd in fds if s.bits[fd // 64] >> (fd % 64) & 1] if r >= 0 else [] for fds, s in
+           zip((rfds, wfds), sets)]
+    return r, e, out[0], out[1]
+
+
+class epoll_event(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("events", ctypes.c_uint32), ("data", ctypes.c_uint64)]
+
+
+def epoll_ctl(ep, op, fd, events, data):
+    ev = epoll_event(events, data)
+    return _errret(_epoll_ctl(ep, op, fd, ctypes.addressof(ev)))
+
+
+def epoll_wait(ep, maxevents=8, timeout_ms=0):
+    arr = (epoll_event * maxevents)()
+    r, e = _errret(_epoll_wait(ep, ctypes.addressof(arr), maxevents, timeout_ms))
+    return r, e, [(arr[i].data, arr[i].events) for i in range(max(r, 0))]
+
+
+class mmsghdr(ctypes.Structure):
+    _fields_ = [("msg_hdr", msghdr), ("msg_len", _uint)]
+
+
+def _mmsg(vecs):
+    """An mmsghdr array with one iovec per message over bytes (send) or
+    sizes (receive); returns the array and the buffers."""
+    arr = (mmsghdr * max(len(vecs), 1))()
+    keep = []
+    for i, v in enumerate(vecs):
+        b = ctypes.create_string_buffer(v, max(len(v), 1)) if isinstance(v, bytes) else \
+            ctypes.create_string_buffer(max(v, 1))
+        io = (iovec * 1)()
+        io[0].iov_base = _addr(b)
+        io[0].iov_len = len(v) if isinstance(v, bytes) else v
+        keep += [b, io]
+        arr[i].msg_hdr.msg_iov = io
+        arr[i].msg_hdr.msg_iovlen = 1
+        arr[i].msg_len = 0xdead
+    return arr, keep
+
+
+def sendmmsg(fd, datas, flags=0):
+    arr, keep = _mmsg(datas)
+    r, e = _errret(_sendmmsg(fd, ctypes.addressof(arr), len(datas), flags))
+    return r, e, [arr[i].msg_len for i in range(max(r, 0))]
+
+
+def recvmmsg(fd, sizes, flags=0):
+    arr, keep = _mmsg(sizes)
+    r, e = _errret(_recvmmsg(fd, ctypes.addressof(arr), len(sizes), flags, None))
+    out = []
+    for i in range(max(r, 0)):
+        out.append(keep[2 * i].raw[:arr[i].msg_len])
+    return r, e, out
+
+
+def sys_call(nr, *args):
+    a = list(args) + [0] * (5 - len(args))
+    return _errret(_syscall(nr, *a))
+
+
 def close(fd):
     return _errret(_close(fd))
 
@@ -484,6 +665,7 @@ class Recorder:
     def __init__(self, case, emit, timeout=2.0):
         self.case, self.emit, self.timeout = case, emit, timeout
         self.step = 0
+        self.prefix = ""        # c for a forked child's steps, x for an exec'd one's
         self.fds = []
         self.counters = {}
         signal.signal(signal.SIGALRM, _on_alarm)
@@ -511,7 +693,7 @@ class Recorder:
     def _line(self, call, ret, err, timed_out, fdret=False, **extra):
         self.step += 1
         r = "fd" if (fdret and ret >= 0) else str(ret)
-        parts = [self.case, str(self.step), call, "ret=" + r,
+        parts = [self.case, self.prefix + str(self.step), call, "ret=" + r,
                  "errno=" + ("TIMEOUT" if timed_out else errno_name(err))]
         for k, v in extra.items():
             if v is not None:
@@ -638,25 +820,27 @@ class Recorder:
         self._line(desc, r, e, to)
         return r
 
-    def read(self, f, n, null=False):
+    def read(self, f, n, null=False, random=False):
+        """random: the bytes are random (an rng socket): record only what
+        can be compared, their count and whether they are all zero."""
         (r, e, d), to = self._guard(lambda: read(self._fdv(f), n, null))
         self._line("read(%s,%s%d)" % (self._fdn(f), "NULL," if null else "", n), r, e, to,
-                   data=hexdata(d) if (r >= 0 and not null) else None)
+                   data=_shown(d, random) if (r >= 0 and not null) else None)
         return d if r >= 0 else None
 
-    def recv(self, f, n, flags=0):
+    def recv(self, f, n, flags=0, random=False):
         (r, e, d), to = self._guard(lambda: recv(self._fdv(f), n, flags))
         self._line("recv(%s,%d,%s)" % (self._fdn(f), n, msg_flags_str(flags)), r, e, to,
-                   data=hexdata(d) if r >= 0 else None)
+                   data=_shown(d, random) if r >= 0 else None)
         return d if r >= 0 else None
 
-    def recvmsg(self, f, sizes, flags=0, controllen=0):
+    def recvmsg(self, f, sizes, flags=0, controllen=0, random=False):
         if isinstance(sizes, int):
             sizes = [sizes]
         (r, e, d, mf, cl), to = self._guard(lambda: recvmsg(self._fdv(f), sizes, flags, controllen))
         self._line("recvmsg(%s,iov=[%s],%s%s)" % (self._fdn(f), ",".join(map(str, sizes)), msg_flags_str(flags),
                                                  ",control=%d" % controllen if controllen else ""),
-                   r, e, to, data=hexdata(d) if r >= 0 else None,
+                   r, e, to, data=_shown(d, random) if r >= 0 else None,
                    msg_flags=msg_flags_str(mf) if r >= 0 else None,
                    controllen=cl if (r >= 0 and controllen) else None)
         return d if r >= 0 else None
@@ -687,6 +871,275 @@ class Recorder:
                    fdret=isdup)
         return self._new_fd("d", r) if isdup else r
 
+    # -- pipes, files, zero-copy input
+    def pipe(self, flags=0):
+        (r, e, rd, wr), to = self._guard(lambda: pipe2(flags))
+        self._line("pipe2(%s)" % _sockflags_str(flags), r, e, to)
+        return self._new_fd("p", rd if r == 0 else -1), self._new_fd("p", wr if r == 0 else -1)
+
+    def tmpfile(self, data):
+        """A regular file holding data, positioned at 0 (set-up, not a call under test)."""
+        import os
+        import tempfile
+        fd, path = tempfile.mkstemp(prefix="ualg-diff-")
+        os.unlink(path)
+        os.write(fd, bytes(data))
+        os.lseek(fd, 0, 0)
+        self._line("tmpfile(%dB)" % len(data), fd, 0, False, fdret=True)
+        return self._new_fd("f", fd)
+
+    def lseek(self, f):
+        import os
+        try:
+            r, e = os.lseek(self._fdv(f), 0, 1), 0
+        except OSError as x:
+            r, e = -1, x.errno
+        self._line("lseek(%s,0,SEEK_CUR)" % self._fdn(f), r, e, False)
+        return r
+
+    def splice(self, fin, fout, n, flags=0, off_in=None, off_out=None):
+        (r, e, oi, oo), to = self._guard(lambda: splice(self._fdv(fin), self._fdv(fout), n, flags, off_in, off_out))
+        self._line("splice(%s,%s,%s,%s,%d,%s)" % (self._fdn(fin), "NULL" if off_in is None else "&%d" % off_in,
+                                                  self._fdn(fout), "NULL" if off_out is None else "&%d" % off_out,
+                                                  n, flag_names(flags, _SPLICE_NAMES)), r, e, to,
+                   off_in=oi, off_out=oo)
+        return r
+
+    def vmsplice(self, f, bufs, flags=0):
+        (r, e), to = self._guard(lambda: vmsplice(self._fdv(f), bufs, flags))
+        self._line("vmsplice(%s,[%s],%s)" % (self._fdn(f), ",".join("%dB" % len(b) for b in bufs),
+                                             flag_names(flags, _SPLICE_NAMES)), r, e, to)
+        return r
+
+    def sendfile(self, out, fin, n, offset=None):
+        (r, e, o), to = self._guard(lambda: sendfile(self._fdv(out), self._fdv(fin), n, offset))
+        self._line("sendfile(%s,%s,%s,%d)" % (self._fdn(out), self._fdn(fin),
+                                              "NULL" if offset is None else "&%d" % offset, n), r, e, to, offset=o)
+        return r
+
+    def writev(self, f, bufs):
+        (r, e), to = self._guard(lambda: writev(self._fdv(f), bufs))
+        self._line("writev(%s,[%s])" % (self._fdn(f), ",".join("%dB" % len(b) for b in bufs)), r, e, to)
+        return r
+
+    def readv(self, f, sizes):
+        (r, e, d), to = self._guard(lambda: readv(self._fdv(f), sizes))
+        self._line("readv(%s,[%s])" % (self._fdn(f), ",".join(map(str, sizes))), r, e, to,
+                   data=hexdata(d) if r >= 0 else None)
+        return d if r >= 0 else None
+
+    def sendmmsg(self, f, datas, flags=0):
+        (r, e, lens), to = self._guard(lambda: sendmmsg(self._fdv(f), datas, flags))
+        self._line("sendmmsg(%s,[%s],%s)" % (self._fdn(f), ",".join("%dB" % len(d) for d in datas),
+                                             msg_flags_str(flags)), r, e, to,
+                   lens=",".join(map(str, lens)) if r >= 0 else None)
+        return r
+
+    def recvmmsg(self, f, sizes, flags=0):
+        (r, e, outs), to = self._guard(lambda: recvmmsg(self._fdv(f), sizes, flags))
+        self._line("recvmmsg(%s,[%s],%s)" % (self._fdn(f), ",".join(map(str, sizes)), msg_flags_str(flags)),
+                   r, e, to, data=",".join(hexdata(o) for o in outs) if r > 0 else None)
+        return r
+
+    def ioctl_int(self, f, req, name, val=0):
+        """ioctl with a pointer to an int (FIONREAD, FIONBIO...)."""
+        v = _int(val)
+        (r, e), to = self._guard(lambda: _errret(_ioctl(self._fdv(f), req, ctypes.addressof(v))))
+        self._line("ioctl(%s,%s,%d)" % (self._fdn(f), name, val), r, e, to, out=v.value if r >= 0 else None)
+        return r
+
+    def pread(self, f, n, off, write=None):
+        b = ctypes.create_string_buffer(write if write is not None else b"\0" * max(n, 1))
+        fn = _pwrite if write is not None else _pread
+        (r, e), to = self._guard(lambda: _errret(fn(self._fdv(f), ctypes.addressof(b),
+                                                    len(write) if write is not None else n, off)))
+        self._line("%s(%s,%d,%d)" % ("pwrite" if write is not None else "pread", self._fdn(f),
+                                     len(write) if write is not None else n, off), r, e, to)
+        return r
+
+    def lseek_call(self, f, off, whence):
+        (r, e), to = self._guard(lambda: _errret(_lseek(self._fdv(f), off, whence)))
+        self._line("lseek(%s,%d,%d)" % (self._fdn(f), off, whence), r, e, to)
+        return r
+
+    def fstat_type(self, f):
+        import os
+        import stat
+        try:
+            m, e = os.fstat(self._fdv(f)).st_mode, 0
+            r = 0
+        except OSError as x:
+            m, r, e = 0, -1, x.errno
+        self._line("fstat(%s)" % self._fdn(f), r, e, False,
+                   type=("sock" if stat.S_ISSOCK(m) else oct(stat.S_IFMT(m))) if r == 0 else None)
+        return r
+
+    # -- readiness
+    def select(self, rd=(), wr=(), timeout_ms=0):
+        (r, e, rr, ww), to = self._guard(lambda: select([self._fdv(f) for f in rd], [self._fdv(f) for f in wr],
+                                                        timeout_ms))
+        name = {self._fdv(f): self._fdn(f) for f in list(rd) + list(wr)}
+        self._line("select(r=[%s],w=[%s],%d)" % (",".join(map(self._fdn, rd)), ",".join(map(self._fdn, wr)),
+                                                 timeout_ms), r, e, to,
+                   rset="[%s]" % ",".join(name[x] for x in rr) if r >= 0 else None,
+                   wset="[%s]" % ",".join(name[x] for x in ww) if r >= 0 else None)
+        return r
+
+    def epoll_create(self, flags=0):
+        (r, e), to = self._guard(lambda: _errret(_epoll_create1(flags)))
+        self._line("epoll_create1(%s)" % _sockflags_str(flags), r, e, to, fdret=True)
+        return self._new_fd("e", r)
+
+    def epoll_ctl(self, ep, op, f, events=0):
+        tag = self.fds.index(f) if f in self.fds else 999
+        (r, e), to = self._guard(lambda: epoll_ctl(self._fdv(ep), op, self._fdv(f), events, tag))
+        self._line("epoll_ctl(%s,%s,%s,%s)" % (self._fdn(ep), {1: "ADD", 2: "DEL", 3: "MOD"}.get(op, str(op)),
+                                               self._fdn(f), flag_names(events, _EPOLL_NAMES)), r, e, to)
+        return r
+
+    def epoll_wait(self, ep, maxevents=8, timeout_ms=0):
+        (r, e, evs), to = self._guard(lambda: epoll_wait(self._fdv(ep), maxevents, timeout_ms))
+        names = sorted("%s:%s" % (self.fds[d].name if d < len(self.fds) else d, flag_names(v, _EPOLL_NAMES))
+                       for d, v in evs)
+        self._line("epoll_wait(%s,%d,%d)" % (self._fdn(ep), maxevents, timeout_ms), r, e, to,
+                   events="[%s]" % ",".join(names) if r >= 0 else None)
+        return r
+
+    # -- descriptors and processes
+    def dup2(self, f, n, flags=None):
+        """n: an Fd (which the call replaces) or a number.  flags: dup3's."""
+        target = self._fdv(n)
+        if flags is None:
+            (r, e), to = self._guard(lambda: dup2(self._fdv(f), target))
+            self._line("dup2(%s,%s)" % (self._fdn(f), self._fdn(n)), r, e, to, fdret=True)
+        else:
+            (r, e), to = self._guard(lambda: dup3(self._fdv(f), target, flags))
+            self._line("dup3(%s,%s,%s)" % (self._fdn(f), self._fdn(n), _sockflags_str(flags)), r, e, to,
+                       fdret=True)
+        if isinstance(n, Fd):
+            if r >= 0:
+                n.open = True
+            return n
+        return self._new_fd("d", r)
+
+    def fork(self, child):
+        """Runs child(self) in a forked process (its steps are numbered c1, c2...)
+        and waits for it; the parent's numbering goes on after."""
+        import os
+        pid = os.fork()
+        if pid == 0:
+            status = 0
+            try:
+                self.prefix, self.step = "c", 0
+                child(self)
+            except BaseException as x:
+                self.emit("%s - CHILD EXCEPTION %s" % (self.case, type(x).__name__))
+                status = 3
+            os._exit(status)
+        _, st = os.waitpid(pid, 0)
+        self._line("fork()", 0, 0, False, child=_status_str(st))
+
+    def exec(self, fn, fds):
+        """Runs fn(recorder, {name: Fd}) in a new program (exec of python3 on
+        exec_child.py) that inherits the fds as they are (CLOEXEC or not);
+        its steps are numbered x1, x2..."""
+        import os
+        import sys
+        here = os.path.dirname(os.path.abspath(__file__))
+        rfd, wfd = os.pipe()
+        args = [sys.executable, os.path.join(here, "exec_child.py"), fn.__code__.co_filename, fn.__name__,
+                self.case, str(self.timeout)] + ["%s=%d" % (f.name, f.fd) for f in fds]
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.dup2(wfd, 1)
+                os.execv(sys.executable, args)
+            finally:
+                os._exit(127)
+        os.close(wfd)
+        out = b""
+        deadline = time.monotonic() + 30
+        import select as _sel
+        while time.monotonic() < deadline:
+            r, _, _ = _sel.select([rfd], [], [], 1)
+            if r:
+                chunk = os.read(rfd, 65536)
+                if not chunk:
+                    break
+                out += chunk
+        os.close(rfd)
+        _, st = os.waitpid(pid, 0)
+        for line in out.decode(errors="replace").splitlines():
+            self.emit(line)
+        self._line("exec(%s)" % ",".join(f.name for f in fds), 0, 0, False, child=_status_str(st))
+
+    def read_signalled(self, f, n, restart, delay=0.3):
+        """read() interrupted after delay by SIGUSR1, whose handler has
+        SA_RESTART when restart is true."""
+        import os
+        old = signal.signal(signal.SIGUSR1, lambda s, fr: None)
+        signal.siginterrupt(signal.SIGUSR1, not restart)
+        me = os.getpid()
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(delay)
+            os.kill(me, signal.SIGUSR1)
+            os._exit(0)
+        (r, e, d), to = self._guard(lambda: read(self._fdv(f), n))
+        os.waitpid(pid, 0)
+        signal.signal(signal.SIGUSR1, old)
+        self._line("read(%s,%d,SIGUSR1%s)" % (self._fdn(f), n, "+SA_RESTART" if restart else ""), r, e, to,
+                   data=hexdata(d) if r >= 0 else None)
+        return d if r >= 0 else None
+
+    def aio(self, f, opcode, arg, resfd=False):
+        """One iocb through io_setup/io_submit/io_getevents/io_destroy (by
+        syscall(), as libkcapi and OpenSSL's afalg engine): opcode 0 PREAD
+        (arg: length) or 1 PWRITE (arg: data); resfd: notify an eventfd."""
+        import os
+        ctx = ctypes.c_ulong(0)
+        res = {}
+        r, e = sys_call(206, 8, ctypes.addressof(ctx))
+        res["setup"] = r if r >= 0 else errno_name(e)
+        buf = ctypes.create_string_buffer(arg if opcode == 1 else max(arg, 1))
+        nbytes = len(arg) if opcode == 1 else arg
+        efd = os.eventfd(0, os.EFD_NONBLOCK) if resfd else -1
+        iocb = struct.pack("<QIIHhIQQqQII", 0x1234, 0, 0, opcode, 0, self._fdv(f) & 0xffffffff, ctypes.addressof(buf), nbytes,
+                           0, 0, 1 if resfd else 0, max(efd, 0))
+        cb = ctypes.create_string_buffer(iocb, len(iocb))
+        cbp = (ctypes.c_void_p * 1)(ctypes.addressof(cb))
+        ev = ctypes.create_string_buffer(32)
+
+        def run():
+            if r < 0:
+                return
+            s, se = sys_call(209, ctx.value, 1, ctypes.addressof(cbp))
+            res["submit"] = s if s >= 0 else errno_name(se)
+            if s != 1:
+                return
+            ts = struct.pack("<qq", 1, 0)
+            tsb = ctypes.create_string_buffer(ts, 16)
+            g, ge = sys_call(208, ctx.value, 1, 1, ctypes.addressof(ev), ctypes.addressof(tsb))
+            res["events"] = g if g >= 0 else errno_name(ge)
+            if g == 1:
+                data, _, rv, rv2 = struct.unpack("<QQqq", ev.raw)
+                res["res"] = rv if rv >= 0 else errno_name(-rv)
+                res["data"] = "0x%x" % data
+                if opcode == 0 and rv > 0:
+                    res["buf"] = hexdata(buf.raw[:rv])
+        _, to = self._guard(run)
+        if resfd:
+            try:
+                res["eventfd"] = int.from_bytes(os.read(efd, 8), "little")
+            except OSError as x:
+                res["eventfd"] = errno_name(x.errno)
+            os.close(efd)
+        if r >= 0:
+            sys_call(207, ctx.value)
+        self._line("aio(%s,%s,%s%s)" % (self._fdn(f), {0: "PREAD", 1: "PWRITE"}[opcode],
+                                        "%dB" % len(arg) if opcode == 1 else arg, ",RESFD" if resfd else ""),
+                   0, 0, to, **res)
+
     def finish(self):
         """Close every fd the case opened and did not close, newest first."""
         for f in reversed(self.fds):
@@ -694,8 +1147,26 @@ class Recorder:
                 self.close(f)
 
 
+_SPLICE_NAMES = [(SPLICE_F_MOVE, "MOVE"), (SPLICE_F_NONBLOCK, "NONBLOCK"), (SPLICE_F_MORE, "MORE"),
+                 (SPLICE_F_GIFT, "GIFT")]
+_EPOLL_NAMES = _POLL_NAMES + [(EPOLLONESHOT, "ONESHOT"), (EPOLLET, "ET")]
+
+
+def _status_str(st):
+    import os
+    if os.WIFSIGNALED(st):
+        return "signal:%d" % os.WTERMSIG(st)
+    return "exit:%d" % os.WEXITSTATUS(st)
+
+
 _FCNTL_NAMES = {F_DUPFD: "F_DUPFD", F_GETFD: "F_GETFD", F_SETFD: "F_SETFD", F_GETFL: "F_GETFL",
                 F_SETFL: "F_SETFL", F_DUPFD_CLOEXEC: "F_DUPFD_CLOEXEC"}
+
+
+def _shown(d, random):
+    if not random:
+        return hexdata(d)
+    return "random:%d%s" % (len(d), ":allzero" if d and not any(d) else "")
 
 
 def _printable(s):
@@ -750,5 +1221,7 @@ def _opt_str(level, opt):
                 7: "ALG_SET_KEY_BY_KEY_SERIAL"}.get(opt, str(opt))
     if level == SOL_SOCKET:
         return {SO_TYPE: "SO_TYPE", SO_ERROR: "SO_ERROR", SO_DOMAIN: "SO_DOMAIN", SO_PROTOCOL: "SO_PROTOCOL",
-                SO_ACCEPTCONN: "SO_ACCEPTCONN"}.get(opt, str(opt))
+                SO_ACCEPTCONN: "SO_ACCEPTCONN", SO_SNDBUF: "SO_SNDBUF", SO_RCVBUF: "SO_RCVBUF",
+                SO_RCVTIMEO: "SO_RCVTIMEO", SO_SNDTIMEO: "SO_SNDTIMEO", SO_PEERCRED: "SO_PEERCRED",
+                SO_LINGER: "SO_LINGER"}.get(opt, str(opt))
     return str(opt)

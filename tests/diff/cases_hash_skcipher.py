@@ -8,44 +8,10 @@ broken implementation yields differences, not exceptions.
 """
 
 from afalg import *  # noqa: F401,F403
+from casekit import Cases, pat, h, tfm, opfd, crypt  # noqa: F401
 
-CASES = []
-
-
-def case(fn):
-    CASES.append((fn.__name__, fn))
-    return fn
-
-
-def add(name, fn):
-    CASES.append((name, fn))
-
-
-def pat(n, seed=0):
-    """Deterministic test data."""
-    return bytes(((i * 131 + seed * 7 + (i >> 8)) & 0xff) for i in range(n))
-
-
-def h(s):
-    return bytes.fromhex(s.replace(" ", ""))
-
-
-def tfm(c, typ, name, key=None):
-    t = c.socket()
-    c.bind(t, typ, name)
-    if key is not None:
-        c.setkey(t, key)
-    return t
-
-
-def opfd(c, typ, name, key=None):
-    t = tfm(c, typ, name, key)
-    return t, c.accept(t)
-
-
-def crypt(c, o, data, op=ALG_OP_ENCRYPT, iv=None, flags=0):
-    cm = [cmsg_op(op)] + ([cmsg_iv(iv)] if iv is not None else [])
-    return c.sendmsg(o, data, cm, flags)
+CASES = Cases()
+case, add = CASES.case, CASES.add
 
 
 # vectors

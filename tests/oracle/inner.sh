@@ -1,8 +1,9 @@
 #!/bin/bash
 # Runs INSIDE the oracle guest (Linux 6.1 with AF_ALG), with the output folder as
 # the current directory; called by tests/oracle/record.sh.  usage: inner.sh REPO
-# Writes: proc-crypto.txt hash_skcipher.txt kcapi.txt python-test-socket.txt
-#         python-test-socket-full.txt  (and inner.log with statuses)
+# Writes: proc-crypto.txt crypto-user.txt hash_skcipher.txt aead_rng.txt surface.txt kcapi.txt kcapi-aead.txt clients.txt
+#         python-test-socket.txt
+#         python-test-socket-full.txt more_algs.txt  (and inner.log with statuses)
 set -u
 REPO=$1
 fail=0
@@ -12,11 +13,23 @@ note "kernel $(uname -r)"
 
 # /proc/crypto first, before any test instantiates more algorithms.
 cat /proc/crypto > proc-crypto.txt || fail=1
+# crypto_user's answers, also from the boot-time registry.
+python3 "$REPO/tests/netlink/nlclient.py" record > crypto-user.txt 2>> inner.log || { note "nlclient.py record failed"; fail=1; }
 
 python3 "$REPO/tests/diff/run.py" "$REPO/tests/diff/cases_hash_skcipher.py" --record hash_skcipher.txt \
     >> inner.log 2>&1 || { note "run.py --record failed"; fail=1; }
+python3 "$REPO/tests/diff/run.py" "$REPO/tests/diff/cases_more_algs.py" --record more_algs.txt \
+    >> inner.log 2>&1 || { note "run.py --record (more_algs) failed"; fail=1; }
+
+python3 "$REPO/tests/diff/run.py" "$REPO/tests/diff/cases_aead_rng.py" --record aead_rng.txt \
+    >> inner.log 2>&1 || { note "run.py --record (aead, rng) failed"; fail=1; }
+python3 "$REPO/tests/diff/run.py" "$REPO/tests/diff/cases_surface.py" --record surface.txt \
+    >> inner.log 2>&1 || { note "run.py --record surface failed"; fail=1; }
 
 bash "$REPO/tests/real/kcapi.sh" > kcapi.txt 2>> inner.log || { note "kcapi.sh failed"; fail=1; }
+bash "$REPO/tests/real/kcapi-aead.sh" > kcapi-aead.txt 2>> inner.log || { note "kcapi-aead.sh failed"; fail=1; }
+bash "$REPO/tests/real/clients.sh" "$REPO/${BUILD:-build}/tests/kcapi-paths" > clients.txt 2>> inner.log \
+    || { note "clients.sh failed"; fail=1; }
 
 # Python's own AF_ALG tests; keep only per-test result lines and the summary.
 pyfilter() {

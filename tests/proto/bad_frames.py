@@ -11,6 +11,8 @@ import sys
 PATH = os.environ["UALG_SOCKET"]
 HDR = struct.Struct("=IHHiI")          # len, type, flags, result, reserved
 HELLO, BIND, SETSOCKOPT, ACCEPT, SEND, RECV = 1, 2, 3, 4, 5, 6
+ALG_GET, ALG_UPDATE = 32, 34
+ALG_REQ = struct.Struct("=128s128sIIIIII")  # name, driver, type, mask, flags, priority, start, reserved
 results = []
 
 
@@ -59,7 +61,7 @@ def sha1_abc(tfm):
     op.settimeout(5)
     op.send(frame(SEND, struct.pack("=IIII", 0x04 | 0x08, 0, 0, 0) + b"abc"))
     op.recv(64)
-    op.send(frame(RECV, struct.pack("=II", 0, 20)))
+    op.send(frame(RECV, struct.pack("=IIII", 0, 20, 20, 0)))
     r = op.recv(64)
     op.close()
     return r[HDR.size:].hex()
@@ -68,6 +70,11 @@ def sha1_abc(tfm):
 good = connect()
 good.send(frame(BIND, b"hash".ljust(14, b"\0") + struct.pack("=HIII", 0, 0, 0, 5) + b"sha1\0"))
 check("a well-formed bind works", HDR.unpack(good.recv(64)[:HDR.size])[3] == 0)
+admin = connect()
+admin.send(frame(ALG_GET, ALG_REQ.pack(b"sha1", b"", 0, 0, 0, 0, 0, 0)))
+r = admin.recv(4096)
+check("a well-formed GET answers one record", HDR.unpack(r[:HDR.size])[3] == 0 and len(r) == HDR.size + 400)
+admin.close()
 
 bad = [
     ("a frame shorter than its header", b"\x01\x02\x03"),
@@ -82,7 +89,13 @@ bad = [
      frame(BIND, b"hash".ljust(14, b"\0") + struct.pack("=HIII", 0, 0, 0, 4) + b"sha1")),
     ("a setsockopt value length past the frame", frame(SETSOCKOPT, struct.pack("=iiIIII", 279, 1, 16, 0, 16, 0))),
     ("a send with an oversized IV length", frame(SEND, struct.pack("=IIII", 0x2c, 1, 0, 4096))),
-    ("a receive larger than a frame", frame(RECV, struct.pack("=II", 0, 1 << 20))),
+    ("a receive larger than a frame", frame(RECV, struct.pack("=IIII", 0, 1 << 20, 1 << 20, 0))),
+    ("a receive whose total is below its part", frame(RECV, struct.pack("=IIII", 0, 64, 32, 0))),
+    ("an administration request one byte short", frame(ALG_GET, ALG_REQ.pack(b"sha1", b"", 0, 0, 0, 0, 0, 0)[:-1])),
+    ("an administration request with an unterminated name", frame(ALG_GET, ALG_REQ.pack(b"a" * 128, b"", 0, 0, 0, 0, 0, 0))),
+    ("an update with an unterminated driver", frame(ALG_UPDATE, ALG_REQ.pack(b"", b"d" * 128, 0, 0, 3, 1, 0, 0))),
+    ("an administration request with unknown flags", frame(ALG_GET, ALG_REQ.pack(b"sha1", b"", 0, 0, 0x80, 0, 0, 0))),
+    ("an administration request with a non-zero reserved field", frame(ALG_GET, ALG_REQ.pack(b"sha1", b"", 0, 0, 0, 0, 0, 1))),
     ("garbage", os.urandom(300)),
     ("an oversized datagram", b"\0" * 200000),
 ]

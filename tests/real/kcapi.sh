@@ -9,51 +9,16 @@
 # The golden copy recorded on Linux 6.1 is tests/golden/kcapi.txt; with a shim,
 # run it as  LD_PRELOAD=... tests/real/kcapi.sh | diff tests/golden/kcapi.txt -
 set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
 W=$(mktemp -d "${TMPDIR:-/tmp}/ualg-kcapi.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 cd "$W" || exit 1
 
-python3 - <<'PY'
-import hashlib
-def gen(n, tag):
-    out = bytearray()
-    i = 0
-    while len(out) < n:
-        out += hashlib.sha256(b"ualg-kcapi-" + tag + i.to_bytes(8, "big")).digest()
-        i += 1
-    return bytes(out[:n])
-for name, n in (("in0", 0), ("in1", 1), ("in1M", 1 << 20)):
-    open(name, "wb").write(gen(n, b"data"))
-open("key16", "wb").write(bytes.fromhex("06a9214036b8a15b512e03d534120006"))
-open("key32", "wb").write(bytes.fromhex("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4"))
-open("hkey", "wb").write(b"ualg fixed hmac key")
-PY
-
-show() {   # file -> text:HEXDIGITS (a --hex digest), hex if <= 64 bytes, else sha256
-    local n
-    n=$(stat -c %s "$1" 2>/dev/null || echo missing)
-    if [ "$n" = missing ]; then echo "missing"
-    elif [ "$n" -eq 0 ]; then echo "(empty)"
-    elif [ "$n" -le 257 ] && LC_ALL=C grep -qxE '[0-9a-f]+' "$1" && [ "$(wc -l < "$1")" -le 1 ]; then
-        echo "text:$(tr -d '\n' < "$1")"
-    elif [ "$n" -le 64 ]; then od -An -v -tx1 "$1" | tr -d ' \n'; echo
-    else echo "sha256:$(sha256sum "$1" | cut -d' ' -f1) len=$n"
-    fi
-}
-
-# run OUTFILE 'command'  (OUTFILE - means the command's stdout)
-run() {
-    local of=$1 cmd=$2 rc
-    rm -f out.stdout "$of" 2>/dev/null
-    timeout "${KCAPI_TIMEOUT:-120}" bash -o pipefail -c "$cmd" > out.stdout 2> out.stderr < /dev/null
-    rc=$?
-    [ "$of" = - ] && of=out.stdout
-    if [ "$rc" -ne 0 ] && [ -s out.stderr ]; then
-        echo "$cmd rc=$rc out=$(show "$of") err=$(head -n 1 out.stderr | tr -c 'A-Za-z0-9.:()=-' '_' | cut -c1-120)"
-    else
-        echo "$cmd rc=$rc out=$(show "$of")"
-    fi
-}
+. "$HERE/lib.sh"
+gen in0 0 in1 1 in1M $((1 << 20))
+printf '\x06\xa9\x21\x40\x36\xb8\xa1\x5b\x51\x2e\x03\xd5\x34\x12\x00\x06' > key16
+printf '\x60\x3d\xeb\x10\x15\xca\x71\xbe\x2b\x73\xae\xf0\x85\x7d\x77\x81\x1f\x35\x2c\x07\x3b\x61\x08\xd7\x2d\x98\x10\xa3\x09\x14\xdf\xf4' > key32
+printf 'ualg fixed hmac key' > hkey
 
 IV=3dafba429d9eb430b422da802c9fac41
 for f in in0 in1 in1M; do

@@ -1,10 +1,13 @@
 /* Unit tests of the core crypto API, as TAP: registry, priorities, template
- * instantiation and caching, name errors, and a cross-check of every
- * whole-mode driver against the generic template instance on random data. */
+ * instantiation and caching, name errors, a cross-check of every
+ * whole-mode driver against the generic template instance on random data,
+ * the AEAD templates against their inner algorithms driven by hand, and
+ * drivers that fail their vectors being refused. */
 #include "crypto.h"
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +105,31 @@ static void cross_check_skcipher(const char *generic, const char *whole, size_t 
 	ualg_alg_put(wa);
 }
 
+/* A keyed hash's template instance against the whole-mode driver: random
+ * keys of one length, messages of 0 to 999 bytes. */
+static void cross_check_mac(const char *generic, const char *whole, size_t keylen)
+{
+	int err;
+	struct ualg_alg *ga = lookup(UALG_ALG_SHASH, generic, &err);
+	struct ualg_alg *wa = lookup(UALG_ALG_SHASH, whole, &err);
+	struct ualg_tfm *g = ga ? ualg_tfm_new(ga, &err) : NULL, *w = wa ? ualg_tfm_new(wa, &err) : NULL;
+	uint8_t key[64], msg[1000], d1[64], d2[64];
+	int same = g && w && keylen <= sizeof(key);
+
+	for (size_t len = 0; same && len < sizeof(msg); len += 37) {
+		RAND_bytes(key, sizeof(key));
+		RAND_bytes(msg, sizeof(msg));
+		same = !ualg_tfm_setkey(g, key, keylen) && !ualg_tfm_setkey(w, key, keylen) &&
+		       !ualg_hash_digest(g, msg, len, d1) && !ualg_hash_digest(w, msg, len, d2) &&
+		       !memcmp(d1, d2, ualg_hash_digestsize(g));
+	}
+	ok(same, "%s and %s agree on random data (%zu-byte key)", generic, whole, keylen);
+	ualg_tfm_free(g);
+	ualg_tfm_free(w);
+	ualg_alg_put(ga);
+	ualg_alg_put(wa);
+}
+
 static void cross_check_hmac(const char *generic, const char *whole)
 {
 	int err;
@@ -125,6 +153,319 @@ static void cross_check_hmac(const char *generic, const char *whole)
 	ualg_alg_put(wa);
 }
 
+static unsigned rand_below(unsigned n)
+{
+	unsigned r;
+	RAND_bytes((uint8_t *)&r, sizeof(r));
+	return r % n;
+}
+
+static struct ualg_tfm *aead_tfm(const char *name, struct ualg_alg **alg)
+{
+	int err;
+	*alg = lookup(UALG_ALG_AEAD, name, &err);
+	return *alg ? ualg_tfm_new(*alg, &err) : NULL;
+}
+
+static void aead_free(struct ualg_tfm *tfm, struct ualg_alg *alg)
+{
+	ualg_tfm_free(tfm);
+	ualg_alg_put(alg);
+}
+
+/* One in-place request; iv is copied, as drivers may update it. */
+static int aead_run(struct ualg_tfm *tfm, bool enc, const uint8_t *aad, size_t assoclen,
+		    uint8_t *text, size_t cryptlen, const uint8_t *iv_in, size_t ivlen)
+{
+	uint8_t iv[UALG_MAX_IVSIZE];
+	memcpy(iv, iv_in, ivlen);
+	const struct ualg_aead_req req = { aad, assoclen, text, cryptlen, iv };
+	return enc ? ualg_aead_encrypt(tfm, &req) : ualg_aead_decrypt(tfm, &req);
+}
+
+enum ipsec_kind { ESP_GCM, ESP_CCM, ESP_GMAC, ESP_CHACHA };
+
+/* An IPsec wrapper against its inner algorithm called directly with what
+ * the RFC builds: nonce = salt (the key's tail) || ESP IV, for CCM inside
+ * the 16-byte IV with L = 4; associated data = assoc without the IV copy
+ * at its end (for GMAC: all of assoc, then the text, nothing encrypted). */
+static void cross_check_ipsec(enum ipsec_kind kind, const char *wrapper, const char *inner,
+			      size_t keylen, unsigned authsize)
+{
+	struct ualg_alg *wa, *ia;
+	struct ualg_tfm *w = aead_tfm(wrapper, &wa), *in = aead_tfm(inner, &ia);
+	const size_t saltlen = kind == ESP_CCM ? 3 : 4;
+	uint8_t key[36], iv8[8], niv[16] = { 0 }, plain[600], b1[600], b2[600];
+	int same = w && in && !ualg_aead_setauthsize(w, authsize) && !ualg_aead_setauthsize(in, authsize);
+
+	for (int round = 0; same && round < 20; round++) {
+		const size_t assoclen = round % 2 ? 20 : 16, len = rand_below(512);
+		const size_t off = kind == ESP_CCM;
+		RAND_bytes(key, sizeof(key));
+		RAND_bytes(iv8, sizeof(iv8));
+		RAND_bytes(plain, sizeof(plain));
+		memcpy(plain + assoclen - 8, iv8, 8);	/* ESP puts the IV there */
+		niv[0] = 3;
+		memcpy(niv + off, key + keylen, saltlen);
+		memcpy(niv + off + saltlen, iv8, 8);
+		memcpy(b1, plain, assoclen + len);
+		memcpy(b2, plain, assoclen + len);
+		same = !ualg_tfm_setkey(w, key, keylen + saltlen) && !ualg_tfm_setkey(in, key, keylen) &&
+		       !aead_run(w, true, b1, assoclen, b1 + assoclen, len, iv8, 8);
+		if (same && kind == ESP_GMAC)
+			same = !aead_run(in, true, b2, assoclen + len, b2 + assoclen + len, 0, niv, 12);
+		else if (same)
+			same = !aead_run(in, true, b2, assoclen - 8, b2 + assoclen, len, niv,
+					 in->alg->u.aead.ivsize);
+		same = same && !memcmp(b1, b2, assoclen + len + authsize) &&
+		       !aead_run(w, false, b1, assoclen, b1 + assoclen, len + authsize, iv8, 8) &&
+		       !memcmp(b1, plain, assoclen + len);
+	}
+	ok(same, "%s agrees with %s driven by hand (%zu-byte key, %u-byte tag)", wrapper, inner,
+	   keylen, authsize);
+	aead_free(w, wa);
+	aead_free(in, ia);
+}
+
+/* authenc/authencesn against the skcipher and the keyed hash used by
+ * hand, each looked up under another driver's name than the instance
+ * picks (the generic templates over the openssl drivers). */
+static void cross_check_authenc(const char *name, const char *hash, const char *cbc, bool esn,
+				unsigned authsize)
+{
+	int err;
+	struct ualg_alg *aa, *ha = lookup(UALG_ALG_SHASH, hash, &err), *ca = lookup(UALG_ALG_SKCIPHER, cbc, &err);
+	struct ualg_tfm *a = aead_tfm(name, &aa), *h = ha ? ualg_tfm_new(ha, &err) : NULL,
+			*c = ca ? ualg_tfm_new(ca, &err) : NULL;
+	uint8_t blob[8 + 64 + 32], iv[16], iv2[16], plain[600], buf[700], ct[600], tag[64];
+	const uint16_t rta_len = 8, rta_type = 1;	/* CRYPTO_AUTHENC_KEYA_PARAM */
+	int same = a && h && c && !ualg_aead_setauthsize(a, authsize);
+
+	for (int round = 0; same && round < 20; round++) {
+		const size_t authkeylen = rand_below(65), enckeylen = round % 2 ? 32 : 16;
+		const size_t assoclen = 8 + rand_below(32), len = 16 * rand_below(33);
+		struct ualg_hash_desc d = { 0 };
+		memcpy(blob, &rta_len, 2);
+		memcpy(blob + 2, &rta_type, 2);
+		blob[4] = blob[5] = blob[6] = 0;
+		blob[7] = (uint8_t)enckeylen;
+		RAND_bytes(blob + 8, authkeylen + enckeylen);
+		RAND_bytes(iv, sizeof(iv));
+		RAND_bytes(plain, sizeof(plain));
+		memcpy(buf, plain, assoclen + len);
+		memcpy(iv2, iv, sizeof(iv));
+		same = !ualg_tfm_setkey(a, blob, 8 + authkeylen + enckeylen) &&
+		       !aead_run(a, true, buf, assoclen, buf + assoclen, len, iv, 16) &&
+		       !ualg_tfm_setkey(h, blob + 8, authkeylen) &&
+		       !ualg_tfm_setkey(c, blob + 8 + authkeylen, enckeylen) &&
+		       !ualg_skcipher_crypt(c, true, iv2, plain + assoclen, ct, len) && !ualg_hash_init(&d, h);
+		/* authencesn: SPI, the rest after seq_hi, the ciphertext, seq_hi. */
+		if (same && esn)
+			same = !ualg_hash_update(&d, plain, 4) &&
+			       !ualg_hash_update(&d, plain + 8, assoclen - 8) &&
+			       !ualg_hash_update(&d, ct, len) && !ualg_hash_update(&d, plain + 4, 4);
+		else if (same)
+			same = !ualg_hash_update(&d, plain, assoclen) && !ualg_hash_update(&d, ct, len);
+		same = same && !ualg_hash_final(&d, tag) && !memcmp(buf, plain, assoclen) &&
+		       !memcmp(buf + assoclen, ct, len) && !memcmp(buf + assoclen + len, tag, authsize) &&
+		       !aead_run(a, false, buf, assoclen, buf + assoclen, len + authsize, iv, 16) &&
+		       !memcmp(buf, plain, assoclen + len);
+		ualg_hash_exit(&d);
+		buf[rand_below((unsigned)(assoclen + len + authsize))] ^= 1;
+		same = same && aead_run(a, false, buf, assoclen, buf + assoclen, len + authsize, iv, 16) == -EBADMSG;
+	}
+	ok(same, "%s agrees with %s and %s by hand and rejects a flipped bit", name, hash, cbc);
+	aead_free(a, aa);
+	ualg_tfm_free(h);
+	ualg_tfm_free(c);
+	ualg_alg_put(ha);
+	ualg_alg_put(ca);
+}
+
+/* Drivers broken on purpose, wrapping gcm-aes-openssl: one spoils the
+ * tag it writes, one accepts any tag (it passes every vector but the
+ * novrfy ones).  Both must fail their self-test and never be handed out. */
+enum breakage { SPOIL_TAG, ACCEPT_ANY_TAG };
+
+static struct ualg_tfm *inner_of(struct ualg_tfm *tfm)
+{
+	return *(struct ualg_tfm **)tfm->ctx;
+}
+
+static int broken_init(struct ualg_tfm *tfm)
+{
+	struct ualg_alg *inner;
+	int err = 0;
+	if (!(inner = lookup(UALG_ALG_AEAD, "gcm-aes-openssl", &err)))
+		return -err;
+	*(struct ualg_tfm **)tfm->ctx = ualg_tfm_new(inner, &err);
+	ualg_alg_put(inner);
+	return inner_of(tfm) ? 0 : -err;
+}
+
+static void broken_exit(struct ualg_tfm *tfm)
+{
+	ualg_tfm_free(inner_of(tfm));
+}
+
+static int broken_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
+{
+	return ualg_tfm_setkey(inner_of(tfm), key, len);
+}
+
+static int broken_setauthsize(struct ualg_tfm *tfm, unsigned authsize)
+{
+	return ualg_aead_setauthsize(inner_of(tfm), authsize);
+}
+
+static int broken_encrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req)
+{
+	int r = ualg_aead_encrypt(inner_of(tfm), req);
+	if (!r && *(const enum breakage *)tfm->alg->priv == SPOIL_TAG)
+		req->text[req->cryptlen] ^= 0x80;
+	return r;
+}
+
+static int broken_decrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req)
+{
+	int r = ualg_aead_decrypt(inner_of(tfm), req);
+	return r == -EBADMSG && *(const enum breakage *)tfm->alg->priv == ACCEPT_ANY_TAG ? 0 : r;
+}
+
+static void test_broken_aead(const char *driver, enum breakage how)
+{
+	static const enum breakage kinds[] = { SPOIL_TAG, ACCEPT_ANY_TAG };
+	static struct ualg_alg algs[2];
+	struct ualg_alg *alg = &algs[how];
+	int err;
+
+	snprintf(alg->name, sizeof(alg->name), "gcm(aes)");
+	snprintf(alg->driver, sizeof(alg->driver), "%s", driver);
+	alg->module = "test";
+	alg->priority = 1000;
+	alg->type = UALG_ALG_AEAD;
+	alg->blocksize = 1;
+	alg->ctxsize = sizeof(struct ualg_tfm *);
+	alg->priv = &kinds[how];
+	alg->init_tfm = broken_init;
+	alg->exit_tfm = broken_exit;
+	alg->u.aead = (struct ualg_aead_ops){
+		.ivsize = 12,
+		.maxauthsize = 16,
+		.setkey = broken_setkey,
+		.setauthsize = broken_setauthsize,
+		.encrypt = broken_encrypt,
+		.decrypt = broken_decrypt,
+	};
+	ok(!ualg_register(alg) && alg->selftest == UALG_SELFTEST_FAILED,
+	   "%s fails its self-test", driver);
+	ok(!lookup(UALG_ALG_AEAD, driver, &err) && err == ELIBBAD, "%s by name: ELIBBAD", driver);
+	struct ualg_alg *best = lookup(UALG_ALG_AEAD, "gcm(aes)", &err);
+	ok(best && !strcmp(best->driver, "gcm-aes-openssl"),
+	   "gcm(aes) still picks gcm-aes-openssl over the higher-priority %s", driver);
+	ualg_alg_put(best);
+}
+
+/* Every AEAD name with vectors is instantiated and passes them. */
+static void test_aead_instances(void)
+{
+	static const char *const names[] = {
+		"rfc4543(gcm(aes))", "rfc7539esp(chacha20,poly1305)",
+		"authenc(hmac(sha1),cbc(aes))", "authenc(hmac(sha256),cbc(aes))",
+		"authencesn(hmac(sha1),cbc(aes))", "authencesn(hmac(sha256),cbc(aes))",
+		"rfc4106(gcm(aes))", "rfc4309(ccm(aes))",
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		int err;
+		struct ualg_alg *a = lookup(UALG_ALG_AEAD, names[i], &err);
+		ok(a && a->selftest == UALG_SELFTEST_PASSED, "%s instantiates and passes its self-test",
+		   names[i]);
+		ualg_alg_put(a);
+	}
+}
+
+static size_t unhex(const char *hex, uint8_t *out)
+{
+	size_t n = 0;
+
+	for (; hex[0] && hex[1]; hex += 2)
+		sscanf(hex, "%2hhx", &out[n++]);
+	return n;
+}
+
+/* McGrew and Viega, "The Galois/Counter Mode of Operation (GCM)", test
+ * cases 2 and 4 (also in NIST's GCM validation vectors). */
+static const struct {
+	const char *key, *iv, *aad, *pt, *ct_tag;
+} gcm_vectors[] = {
+	{ "00000000000000000000000000000000", "000000000000000000000000", "",
+	  "00000000000000000000000000000000",
+	  "0388dace60b6a392f328c2b971b2fe78ab6e47d42cec13bdf53a67b21257bddf" },
+	{ "feffe9928665731c6d6a8f9467308308", "cafebabefacedbaddecaf888",
+	  "feedfacedeadbeeffeedfacedeadbeefabaddad2",
+	  "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39",
+	  "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091"
+	  "5bc94fbc3221a5db94fae95ae7121a47" },
+};
+
+static void test_gcm_vectors(const char *driver)
+{
+	struct ualg_alg *a;
+	struct ualg_tfm *t = aead_tfm(driver, &a);
+
+	for (size_t i = 0; i < sizeof(gcm_vectors) / sizeof(gcm_vectors[0]); i++) {
+		uint8_t key[32], iv[12], aad[64], pt[64], want[96], buf[96];
+		size_t kl = unhex(gcm_vectors[i].key, key), al = unhex(gcm_vectors[i].aad, aad);
+		size_t pl = unhex(gcm_vectors[i].pt, pt), wl = unhex(gcm_vectors[i].ct_tag, want);
+		unhex(gcm_vectors[i].iv, iv);
+		memcpy(buf, pt, pl);
+		int good = t && !ualg_tfm_setkey(t, key, kl) && !aead_run(t, 1, aad, al, buf, pl, iv, 12) &&
+			   !memcmp(buf, want, wl);
+		ok(good, "%s: GCM specification test case %zu encrypts", driver, i ? 4 : 2);
+		good = t && !aead_run(t, 0, aad, al, buf, wl, iv, 12) && !memcmp(buf, pt, pl);
+		ok(good, "%s: test case %zu decrypts", driver, i ? 4 : 2);
+		memcpy(buf, want, wl);
+		buf[wl - 1] ^= 1;
+		good = t && aead_run(t, 0, aad, al, buf, wl, iv, 12) == -EBADMSG;
+		ok(good, "%s: a flipped tag bit gives EBADMSG", driver);
+		if (i)	/* case 2's plaintext is zeros, like a wiped buffer */
+			ok(memcmp(buf, pt, pl), "%s: and leaves no plaintext", driver);
+	}
+	aead_free(t, a);
+}
+
+/* Two AEAD drivers on random keys, IVs, associated data and texts, with
+ * each tag size: the same output, and each decrypts the other's. */
+static void cross_check_gcm(const char *d1, const char *d2)
+{
+	struct ualg_alg *a1, *a2;
+	struct ualg_tfm *t1 = aead_tfm(d1, &a1), *t2 = aead_tfm(d2, &a2);
+	static const unsigned tags[] = { 16, 12, 8, 4 };
+	uint8_t key[32], iv[12], aad[40], pt[1000], o1[1016], o2[1016];
+	int same = t1 && t2;
+
+	for (int round = 0; same && round < 40; round++) {
+		const size_t kl = 16 + 8 * (size_t)(round % 3), al = (size_t)round % 41;
+		const size_t pl = (size_t)round * 25 % 1001;
+		const unsigned tag = tags[round % 4];
+		RAND_bytes(key, sizeof(key));
+		RAND_bytes(iv, sizeof(iv));
+		RAND_bytes(aad, sizeof(aad));
+		RAND_bytes(pt, sizeof(pt));
+		memcpy(o1, pt, pl);
+		memcpy(o2, pt, pl);
+		same = !ualg_tfm_setkey(t1, key, kl) && !ualg_tfm_setkey(t2, key, kl) &&
+		       !ualg_aead_setauthsize(t1, tag) && !ualg_aead_setauthsize(t2, tag) &&
+		       !aead_run(t1, 1, aad, al, o1, pl, iv, 12) && !aead_run(t2, 1, aad, al, o2, pl, iv, 12) &&
+		       !memcmp(o1, o2, pl + tag) &&
+		       !aead_run(t1, 0, aad, al, o2, pl + tag, iv, 12) && !aead_run(t2, 0, aad, al, o1, pl + tag, iv, 12) &&
+		       !memcmp(o1, pt, pl) && !memcmp(o2, pt, pl);
+	}
+	ok(same, "%s and %s agree on random data with every tag size", d1, d2);
+	aead_free(t1, a1);
+	aead_free(t2, a2);
+}
+
 int main(void)
 {
 	ok(ualg_core_init() == 0, "core initialises");
@@ -136,10 +477,39 @@ int main(void)
 	cross_check_skcipher("xts(aes-openssl)", "xts-aes-openssl", 48, 4096, 0);
 	cross_check_skcipher("cts(cbc(aes-openssl))", "cts-cbc-aes-openssl", 16, 4001, 0);
 	cross_check_skcipher("cbc(des3_ede-openssl)", "cbc-des3_ede-openssl", 24, 4096, 1);
+	/* Nettle's drivers against OpenSSL's: two independent libraries. */
+	cross_check_skcipher("ecb-aes-nettle", "ecb-aes-openssl", 32, 4096, 1);
+	cross_check_skcipher("cbc-aes-nettle", "cbc-aes-openssl", 24, 4096, 1);
+	cross_check_skcipher("ctr-aes-nettle", "ctr-aes-openssl", 16, 4093, 1);
+	cross_check_skcipher("cbc(aes-nettle)", "cbc-aes-openssl", 16, 4096, 1);
+	test_gcm_vectors("gcm-aes-openssl");
+	test_gcm_vectors("gcm-aes-nettle");
+	cross_check_gcm("gcm-aes-nettle", "gcm-aes-openssl");
+	cross_check_hmac("hmac(sha224-nettle)", "hmac-sha224-openssl");
+	cross_check_hmac("hmac(sha256-nettle)", "hmac-sha256-openssl");
+	cross_check_hmac("hmac(sha384-nettle)", "hmac-sha384-openssl");
+	cross_check_hmac("hmac(sha512-nettle)", "hmac-sha512-openssl");
 	cross_check_hmac("hmac(sha1-openssl)", "hmac-sha1-openssl");
 	cross_check_hmac("hmac(sha256-openssl)", "hmac-sha256-openssl");
 	cross_check_hmac("hmac(sha512-openssl)", "hmac-sha512-openssl");
 	cross_check_hmac("hmac(sha3-256-openssl)", "hmac-sha3-256-openssl");
+	cross_check_hmac("hmac(md4-openssl)", "hmac-md4-openssl");
+	cross_check_mac("cmac(aes-openssl)", "cmac-aes-openssl", 16);
+	cross_check_mac("cmac(aes-openssl)", "cmac-aes-openssl", 24);
+	cross_check_mac("cmac(aes-openssl)", "cmac-aes-openssl", 32);
+	test_aead_instances();
+	cross_check_ipsec(ESP_GCM, "rfc4106(gcm-aes-openssl)", "gcm-aes-openssl", 16, 16);
+	cross_check_ipsec(ESP_GCM, "rfc4106(gcm-aes-openssl)", "gcm-aes-openssl", 32, 8);
+	cross_check_ipsec(ESP_CCM, "rfc4309(ccm-aes-openssl)", "ccm-aes-openssl", 24, 12);
+	cross_check_ipsec(ESP_CCM, "rfc4309(ccm-aes-openssl)", "ccm-aes-openssl", 16, 16);
+	cross_check_ipsec(ESP_GMAC, "rfc4543(gcm-aes-openssl)", "gcm-aes-openssl", 32, 16);
+	cross_check_ipsec(ESP_CHACHA, "rfc7539esp(chacha20,poly1305)", "rfc7539(chacha20,poly1305)", 32, 16);
+	cross_check_authenc("authenc(hmac(sha256),cbc(aes))", "hmac(sha256-openssl)", "cbc(aes-openssl)", false, 32);
+	cross_check_authenc("authenc(hmac(sha1),cbc(aes))", "hmac(sha1-openssl)", "cbc(aes-openssl)", false, 12);
+	cross_check_authenc("authencesn(hmac(sha256),cbc(aes))", "hmac(sha256-openssl)", "cbc(aes-openssl)", true, 16);
+	cross_check_authenc("authencesn(hmac(sha512),cbc(aes))", "hmac(sha512-openssl)", "cbc(aes-openssl)", true, 64);
+	test_broken_aead("gcm-aes-spoiltag", SPOIL_TAG);
+	test_broken_aead("gcm-aes-anytag", ACCEPT_ANY_TAG);
 	ualg_core_exit();
 	printf("1..%d\n", n_test);
 	return n_fail ? 1 : 0;

@@ -16,11 +16,12 @@
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
+#include <openssl/provider.h>
 
 #define MODULE "openssl"
 
-static struct ualg_alg *driver_alloc(const char *name, const char *driver,
-				     enum ualg_alg_type type, int prio)
+struct ualg_alg *ualg_openssl_alloc(const char *name, const char *driver,
+				    enum ualg_alg_type type, int prio)
 {
 	struct ualg_alg *alg = calloc(1, sizeof(*alg));
 
@@ -169,12 +170,78 @@ static void hmac_exit(struct ualg_hash_desc *desc)
 	st->ctx = NULL;
 }
 
+/* ---- CMAC, whole-mode -------------------------------------------------- */
+
+/* Same transform and descriptor shapes as HMAC: a keyed EVP_MAC_CTX that
+ * each descriptor duplicates; only the key set-up differs.  AES only: the
+ * kernel's des3_ede key checks stay with the cmac template over it. */
+static int cmac_aes_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
+{
+	static const char *const cbc[33] = {
+		[16] = "AES-128-CBC", [24] = "AES-192-CBC", [32] = "AES-256-CBC" };
+	struct hmac_ctx *c = tfm->ctx;
+
+	if (len >= sizeof(cbc) / sizeof(cbc[0]) || !cbc[len])
+		return -EINVAL;
+	OSSL_PARAM params[] = {
+		OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_CIPHER, (char *)cbc[len], 0),
+		OSSL_PARAM_construct_end(),
+	};
+	EVP_MAC_CTX *ctx = EVP_MAC_CTX_new((EVP_MAC *)tfm->alg->priv);
+
+	if (!ctx)
+		return -ENOMEM;
+	if (!EVP_MAC_init(ctx, key, len, params)) {
+		EVP_MAC_CTX_free(ctx);
+		return -EINVAL;
+	}
+	EVP_MAC_CTX_free(c->keyed);
+	c->keyed = ctx;
+	return 0;
+}
+
+/* Fetched once and kept for the process lifetime, as the digests. */
+static EVP_MAC *cmac_fetched;
+
+static int register_cmac_aes(void)
+{
+	EVP_MAC *cmac = cmac_fetched = EVP_MAC_fetch(NULL, "CMAC", NULL);
+
+	if (!cmac)
+		return 0;	/* absent: the cmac template serves */
+	struct ualg_alg *a = ualg_openssl_alloc("cmac(aes)", "cmac-aes-openssl", UALG_ALG_SHASH,
+						UALG_OPENSSL_PRIO_WHOLE);
+	if (!a)
+		return -ENOMEM;
+	a->blocksize = 16;
+	a->priv = cmac;
+	a->ctxsize = sizeof(struct hmac_ctx);
+	a->exit_tfm = hmac_exit_tfm;
+	a->u.shash = (struct ualg_shash_ops){
+		.digestsize = 16,
+		.descsize = sizeof(struct hmac_state),
+		.setkey = cmac_aes_setkey,
+		.init = hmac_init, .update = hmac_update, .final = hmac_final,
+		.clone = hmac_clone, .exit = hmac_exit,
+	};
+	return ualg_openssl_reg(a);
+}
+
 /* ---- block ciphers (single block) ------------------------------------ */
 
 /* One cipher family: which EVP cipher serves each key length. */
 struct evp_family {
 	const char *by_keylen[65];	/* EVP names indexed by key length */
+	const char *varlen;		/* or one EVP name for a range of lengths */
+	unsigned varmin, varmax;
 };
+
+static const char *evp_name(const struct evp_family *fam, size_t len)
+{
+	if (fam->varlen)
+		return len >= fam->varmin && len <= fam->varmax ? fam->varlen : NULL;
+	return len < sizeof(fam->by_keylen) / sizeof(fam->by_keylen[0]) ? fam->by_keylen[len] : NULL;
+}
 
 static const struct evp_family aes_ecb = { .by_keylen = {
 	[16] = "AES-128-ECB", [24] = "AES-192-ECB", [32] = "AES-256-ECB" } };
@@ -187,6 +254,15 @@ static const struct evp_family aes_xts = { .by_keylen = {
 static const struct evp_family aes_cts = { .by_keylen = {
 	[16] = "AES-128-CBC-CTS", [24] = "AES-192-CBC-CTS", [32] = "AES-256-CBC-CTS" } };
 static const struct evp_family des3_ecb = { .by_keylen = { [24] = "DES-EDE3-ECB" } };
+static const struct evp_family des_ecb = { .by_keylen = { [8] = "DES-ECB" } };
+static const struct evp_family camellia_ecb = { .by_keylen = {
+	[16] = "CAMELLIA-128-ECB", [24] = "CAMELLIA-192-ECB", [32] = "CAMELLIA-256-ECB" } };
+static const struct evp_family sm4_ecb = { .by_keylen = { [16] = "SM4-ECB" } };
+static const struct evp_family seed_ecb = { .by_keylen = { [16] = "SEED-ECB" } };
+/* Variable key lengths, as the kernel's cast5 (5 to 16 bytes) and blowfish
+ * (4 to 56 bytes): evp_ctx_key sets the length on the context. */
+static const struct evp_family cast5_ecb = { .varlen = "CAST5-ECB", .varmin = 5, .varmax = 16 };
+static const struct evp_family bf_ecb = { .varlen = "BF-ECB", .varmin = 4, .varmax = 56 };
 static const struct evp_family des3_cbc = { .by_keylen = { [24] = "DES-EDE3-CBC" } };
 
 struct evp_ctx {
@@ -198,13 +274,20 @@ struct evp_ctx {
 static int evp_ctx_key(struct evp_ctx *c, const struct evp_family *fam,
 		       const uint8_t *key, size_t len, bool cts)
 {
-	if (len >= sizeof(fam->by_keylen) / sizeof(fam->by_keylen[0]) || !fam->by_keylen[len])
+	const char *name = evp_name(fam, len);
+
+	if (!name)
 		return -EINVAL;
-	EVP_CIPHER *cipher = EVP_CIPHER_fetch(NULL, fam->by_keylen[len], NULL);
+	EVP_CIPHER *cipher = EVP_CIPHER_fetch(NULL, name, NULL);
 	EVP_CIPHER_CTX *enc = EVP_CIPHER_CTX_new(), *dec = EVP_CIPHER_CTX_new();
+	/* The key length first, for the ciphers that take several. */
 	int ok = cipher && enc && dec &&
-		 EVP_EncryptInit_ex2(enc, cipher, key, NULL, NULL) &&
-		 EVP_DecryptInit_ex2(dec, cipher, key, NULL, NULL);
+		 EVP_EncryptInit_ex2(enc, cipher, NULL, NULL, NULL) &&
+		 EVP_DecryptInit_ex2(dec, cipher, NULL, NULL, NULL) &&
+		 EVP_CIPHER_CTX_set_key_length(enc, (int)len) &&
+		 EVP_CIPHER_CTX_set_key_length(dec, (int)len) &&
+		 EVP_EncryptInit_ex2(enc, NULL, key, NULL, NULL) &&
+		 EVP_DecryptInit_ex2(dec, NULL, key, NULL, NULL);
 
 	if (ok && cts) {
 		/* CS3 is the Kerberos variant that the kernel's cts implements. */
@@ -404,7 +487,7 @@ static void driver_destroy(struct ualg_alg *alg)
 	free(alg);
 }
 
-static int reg(struct ualg_alg *alg)
+int ualg_openssl_reg(struct ualg_alg *alg)
 {
 	if (!alg)
 		return -ENOMEM;
@@ -423,6 +506,7 @@ static const struct {
 	{ "sha384", "SHA2-384" }, { "sha512", "SHA2-512" },
 	{ "sha3-224", "SHA3-224" }, { "sha3-256", "SHA3-256" },
 	{ "sha3-384", "SHA3-384" }, { "sha3-512", "SHA3-512" },
+	{ "md4", "MD4" }, { "rmd160", "RIPEMD160" }, { "sm3", "SM3" },
 };
 
 /* Fetched once and kept for the process lifetime (freed at exit by
@@ -440,7 +524,7 @@ static int register_digest(size_t i, EVP_MAC *mac)
 	md_fetched[i] = md;
 
 	snprintf(driver, sizeof(driver), "%s-openssl", digests[i].name);
-	struct ualg_alg *a = driver_alloc(digests[i].name, driver, UALG_ALG_SHASH,
+	struct ualg_alg *a = ualg_openssl_alloc(digests[i].name, driver, UALG_ALG_SHASH,
 					  UALG_OPENSSL_PRIO_PRIMITIVE);
 	if (!a)
 		return -ENOMEM;
@@ -452,7 +536,7 @@ static int register_digest(size_t i, EVP_MAC *mac)
 		.init = md_init, .update = md_update, .final = md_final,
 		.clone = md_clone, .exit = md_exit,
 	};
-	int r = reg(a);
+	int r = ualg_openssl_reg(a);
 	if (r || !mac)
 		return r;
 
@@ -460,7 +544,7 @@ static int register_digest(size_t i, EVP_MAC *mac)
 	snprintf(driver, sizeof(driver), "hmac-%s-openssl", digests[i].name);
 	hmac_privs[i].mac = mac;
 	snprintf(hmac_privs[i].digest, sizeof(hmac_privs[i].digest), "%s", digests[i].evp);
-	a = driver_alloc(hname, driver, UALG_ALG_SHASH, UALG_OPENSSL_PRIO_WHOLE);
+	a = ualg_openssl_alloc(hname, driver, UALG_ALG_SHASH, UALG_OPENSSL_PRIO_WHOLE);
 	if (!a)
 		return -ENOMEM;
 	a->blocksize = (unsigned)EVP_MD_get_block_size(md);
@@ -474,7 +558,7 @@ static int register_digest(size_t i, EVP_MAC *mac)
 		.init = hmac_init, .update = hmac_update, .final = hmac_final,
 		.clone = hmac_clone, .exit = hmac_exit,
 	};
-	return reg(a);
+	return ualg_openssl_reg(a);
 }
 
 static int register_cipher(const char *name, const struct evp_family *fam,
@@ -483,7 +567,7 @@ static int register_cipher(const char *name, const struct evp_family *fam,
 	char driver[UALG_MAX_ALG_NAME];
 
 	snprintf(driver, sizeof(driver), "%s-openssl", name);
-	struct ualg_alg *a = driver_alloc(name, driver, UALG_ALG_CIPHER, UALG_OPENSSL_PRIO_PRIMITIVE);
+	struct ualg_alg *a = ualg_openssl_alloc(name, driver, UALG_ALG_CIPHER, UALG_OPENSSL_PRIO_PRIMITIVE);
 	if (!a)
 		return -ENOMEM;
 	a->blocksize = bs;
@@ -494,7 +578,7 @@ static int register_cipher(const char *name, const struct evp_family *fam,
 		.min_keysize = minkey, .max_keysize = maxkey,
 		.setkey = block_setkey, .encrypt = block_encrypt, .decrypt = block_decrypt,
 	};
-	return reg(a);
+	return ualg_openssl_reg(a);
 }
 
 static const struct whole_mode {
@@ -513,7 +597,7 @@ static const struct whole_mode {
 
 static int register_whole_mode(const struct whole_mode *m)
 {
-	struct ualg_alg *a = driver_alloc(m->name, m->driver, UALG_ALG_SKCIPHER, UALG_OPENSSL_PRIO_WHOLE);
+	struct ualg_alg *a = ualg_openssl_alloc(m->name, m->driver, UALG_ALG_SKCIPHER, UALG_OPENSSL_PRIO_WHOLE);
 
 	if (!a)
 		return -ENOMEM;
@@ -526,11 +610,51 @@ static int register_whole_mode(const struct whole_mode *m)
 		.ivsize = m->ivsize, .chunksize = m->chunk,
 		.setkey = mode_setkey, .encrypt = mode_encrypt, .decrypt = mode_decrypt,
 	};
-	return reg(a);
+	return ualg_openssl_reg(a);
+}
+
+/* Single-block ciphers beside aes and des3_ede (generic name, EVP names by
+ * key length, block size, key sizes), all in the kernel's 6.1 tree. */
+static const struct {
+	const char *name;
+	const struct evp_family *fam;
+	unsigned bs, minkey, maxkey;
+} more_ciphers[] = {
+	{ "des", &des_ecb, 8, 8, 8 },
+	{ "camellia", &camellia_ecb, 16, 16, 32 },
+	{ "cast5", &cast5_ecb, 8, 5, 16 },
+	{ "blowfish", &bf_ecb, 8, 4, 56 },
+	{ "sm4", &sm4_ecb, 16, 16, 16 },
+	{ "seed", &seed_ecb, 16, 16, 16 },
+};
+
+/* md4, des, cast5, blowfish and seed are in OpenSSL's legacy provider
+ * (Debian's libssl3 ships it).  try_load with retain_fallbacks keeps the
+ * default provider loading implicitly, as before.  Without the legacy
+ * provider those algorithms are simply absent. */
+static void load_providers(void)
+{
+	OSSL_PROVIDER_try_load(NULL, "legacy", 1);
+}
+
+static int register_more_ciphers(void)
+{
+	int r = 0;
+
+	for (size_t i = 0; !r && i < sizeof(more_ciphers) / sizeof(more_ciphers[0]); i++) {
+		EVP_CIPHER *probe = EVP_CIPHER_fetch(NULL, evp_name(more_ciphers[i].fam, more_ciphers[i].maxkey), NULL);
+		if (!probe)
+			continue;	/* not in this OpenSSL: absent */
+		EVP_CIPHER_free(probe);
+		r = register_cipher(more_ciphers[i].name, more_ciphers[i].fam, more_ciphers[i].bs,
+				    more_ciphers[i].minkey, more_ciphers[i].maxkey);
+	}
+	return r;
 }
 
 int ualg_openssl_register(void)
 {
+	load_providers();
 	EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
 	int r = 0;
 
@@ -540,7 +664,17 @@ int ualg_openssl_register(void)
 		r = register_cipher("aes", &aes_ecb, 16, 16, 32);
 	if (!r)
 		r = register_cipher("des3_ede", &des3_ecb, 8, 24, 24);
+	if (!r)
+		r = register_more_ciphers();
 	for (size_t i = 0; !r && i < sizeof(whole_modes) / sizeof(whole_modes[0]); i++)
 		r = register_whole_mode(&whole_modes[i]);
+	if (!r)
+		r = register_cmac_aes();
+	if (!r)
+		r = ualg_openssl_register_stream();
+	if (!r)
+		r = ualg_openssl_register_aead();
+	if (!r)
+		r = ualg_openssl_register_rng();
 	return r;
 }

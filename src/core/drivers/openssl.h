@@ -4,7 +4,18 @@
 #ifndef UALG_CORE_DRIVERS_OPENSSL_H
 #define UALG_CORE_DRIVERS_OPENSSL_H
 
+#include "../crypto.h"
+
 int ualg_openssl_register(void);
+int ualg_openssl_register_aead(void);	/* openssl_aead.c */
+int ualg_openssl_register_rng(void);	/* openssl_rng.c */
+int ualg_openssl_register_stream(void);	/* openssl_stream.c: chacha20, poly1305 */
+
+/* For the driver files: a driver of this module, and its registration
+ * (which frees it when refused). */
+struct ualg_alg *ualg_openssl_alloc(const char *name, const char *driver,
+				    enum ualg_alg_type type, int prio);
+int ualg_openssl_reg(struct ualg_alg *alg);
 
 #define UALG_OPENSSL_PRIO_PRIMITIVE 300	/* templates inherit this */
 #define UALG_OPENSSL_PRIO_WHOLE 400	/* whole-mode drivers win by default */

@@ -120,8 +120,11 @@ static struct ualg_alg *hmac_create(const char *const *args, unsigned nargs, int
 		return NULL;
 	struct ualg_alg *inst = NULL;
 	const unsigned ds = hash->u.shash.digestsize;
-	/* Keyed hashes cannot be nested, and the pads must cover the digest. */
-	if (hash->u.shash.setkey || ds > hash->blocksize || hash->blocksize > 256) {
+	/* Hashes that need a key cannot be nested (optional keys, as
+	 * xxhash64's seed, stay at their default: crypto_shash_alg_needs_key),
+	 * and the pads must cover the digest. */
+	if ((hash->u.shash.setkey && !hash->u.shash.optional_key) || ds > hash->blocksize ||
+	    hash->blocksize > 256) {
 		*err = EINVAL;
 	} else if ((inst = ualg_instance_alloc("hmac", UALG_ALG_SHASH, &hash, 1, err))) {
 		inst->ctxsize = sizeof(struct hmac_tctx);

@@ -1,0 +1,146 @@
+/* The send side that skcipher and aead sockets share, as the kernel's
+ * af_alg_sendmsg(), af_alg_pull_tsgl() and af_alg_poll(): data queues up to
+ * the socket's send buffer together with the operation, IV and associated
+ * data length from control messages; a read consumes it. */
+#include "afalg.h"
+
+#include <errno.h>
+#include <linux/if_alg.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* sk_sndbuf of a new socket (net.core.wmem_default), rounded down to pages
+ * as af_alg_sndbuf() does. */
+#define TX_SNDBUF 212992u
+#define PAGE_SIZE_ 4096u
+
+static size_t sndbuf_left(const struct afalg_tx *tx)
+{
+	size_t buf = tx->sndbuf && *tx->sndbuf ? *tx->sndbuf & ~(PAGE_SIZE_ - 1) : TX_SNDBUF;
+	return tx->used < buf ? buf - tx->used : 0;
+}
+
+/* af_alg_writable(): at least a page of room. */
+static bool writable(const struct afalg_tx *tx)
+{
+	return sndbuf_left(tx) >= PAGE_SIZE_;
+}
+
+static int tx_append(struct afalg_tx *tx, const uint8_t *data, size_t len)
+{
+	if (tx->head + tx->used + len > tx->cap) {
+		if (tx->head) {
+			memmove(tx->buf, tx->buf + tx->head, tx->used);
+			tx->head = 0;
+		}
+		if (tx->used + len > tx->cap) {
+			size_t cap = tx->used + len;
+			uint8_t *buf = malloc(cap);
+			if (!buf)
+				return -ENOMEM;
+			if (tx->used)
+				memcpy(buf, tx->buf, tx->used);
+			ualg_wipe(tx->buf, tx->cap);
+			free(tx->buf);
+			tx->buf = buf;
+			tx->cap = cap;
+		}
+	}
+	memcpy(tx->buf + tx->head + tx->used, data, len);
+	tx->used += len;
+	return 0;
+}
+
+const uint8_t *afalg_tx_data(const struct afalg_tx *tx)
+{
+	return tx->buf + tx->head;
+}
+
+/* Once the queue is empty, a new request must start with its own
+ * operation and IV unless MSG_MORE said more was coming. */
+void afalg_tx_pull(struct afalg_tx *tx, size_t len)
+{
+	ualg_wipe(tx->buf + tx->head, len);
+	tx->head += len;
+	tx->used -= len;
+	if (!tx->used) {
+		tx->head = 0;
+		tx->init = tx->more;
+	}
+}
+
+/* The checks af_alg_sendmsg() makes once per call, before any data. */
+static int send_begin(struct afalg_tx *tx, const struct afalg_send *s, unsigned ivsize)
+{
+	if (s->ctl.present) {
+		if (s->ctl.invalid || s->ctl.op > ALG_OP_ENCRYPT)
+			return -EINVAL;
+		if (s->ctl.has_iv && s->ctl.ivlen != ivsize)
+			return -EINVAL;
+		if (s->ctl.assoclen > INT32_MAX)	/* as Linux 6.1 answers */
+			return -EINVAL;
+	}
+	if (tx->init && !tx->more && tx->used)
+		return -EINVAL;
+	tx->init = true;
+	if (s->ctl.present) {
+		tx->enc = s->ctl.op == ALG_OP_ENCRYPT;
+		if (s->ctl.has_iv)
+			memcpy(tx->iv, s->ctl.iv, ivsize);
+		tx->assoclen = s->ctl.assoclen;
+	}
+	return 0;
+}
+
+int afalg_tx_send(struct afalg_tx *tx, const struct afalg_send *s, struct afalg_progress *p,
+		  unsigned ivsize)
+{
+	if (!p->started) {
+		p->started = true;
+		if (s->first) {
+			int r = send_begin(tx, s, ivsize);
+			if (r)
+				return r;
+		}
+		if (s->fault)
+			return -EFAULT;
+	}
+	while (p->done < s->len) {
+		if (!writable(tx)) {
+			if (s->dontwait)
+				return p->done ? (int)p->done : -EAGAIN;
+			return AFALG_WAIT;	/* until a read makes room */
+		}
+		size_t n = s->len - p->done;
+		if (n > sndbuf_left(tx))
+			n = sndbuf_left(tx);
+		int r = tx_append(tx, s->data + p->done, n);
+		if (r)
+			return p->done ? (int)p->done : r;
+		p->done += n;
+	}
+	if (s->last)
+		tx->more = s->more;
+	return (int)p->done;
+}
+
+/* af_alg_poll(): readable once a request is complete or data is queued,
+ * writable while a page of send buffer is free. */
+unsigned afalg_tx_poll(const struct afalg_tx *tx)
+{
+	unsigned mask = 0;
+
+	if (!tx->more || tx->used)
+		mask |= POLLIN | POLLRDNORM;
+	if (writable(tx))
+		mask |= POLLOUT | POLLWRNORM | POLLWRBAND;
+	return mask;
+}
+
+void afalg_tx_release(struct afalg_tx *tx)
+{
+	ualg_wipe(tx->buf, tx->cap);
+	free(tx->buf);
+	ualg_wipe(tx, sizeof(*tx));
+}

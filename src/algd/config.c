@@ -1,0 +1,240 @@
+/* The configuration file (format in config.h). */
+#include "config.h"
+#include "crypto.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LINE_MAX_LEN 256
+#define MAX_SETTINGS 512
+
+struct driver_setting {
+	char driver[UALG_MAX_ALG_NAME];
+	bool disable;
+	int priority;
+};
+
+struct parsed {
+	struct algd_config cfg;
+	struct driver_setting set[MAX_SETTINGS];
+	size_t nset;
+};
+
+static struct algd_config current;
+static char config_path[PATH_MAX];
+
+const struct algd_config *config_get(void)
+{
+	return &current;
+}
+
+static int parse_uint(const char *s, long max, long *out)
+{
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_group(const char *s, gid_t *gid)
+{
+	long v;
+
+	if (!parse_uint(s, INT_MAX, &v)) {
+		*gid = (gid_t)v;
+		return 0;
+	}
+	const struct group *g = getgrnam(s);
+	if (!g)
+		return -1;
+	*gid = g->gr_gid;
+	return 0;
+}
+
+/* Splits line into at most 3 words; returns how many, or 4 for more. */
+static int split(char *line, char *w[3])
+{
+	int n = 0;
+
+	for (char *tok = strtok(line, " \t"); tok; tok = strtok(NULL, " \t")) {
+		if (n == 3)
+			return 4;
+		w[n++] = tok;
+	}
+	return n;
+}
+
+static const char *parse_line(char *line, struct parsed *p)
+{
+	char *w[3];
+	long v;
+	int n = split(line, w);
+
+	if (n == 0)
+		return NULL;
+	if (!strcmp(w[0], "socket") && n == 2) {
+		if (strlen(w[1]) >= sizeof(p->cfg.socket_path) || w[1][0] != '/')
+			return "socket path must be absolute and under 108 bytes";
+		strcpy(p->cfg.socket_path, w[1]);
+		return NULL;
+	}
+	if (!strcmp(w[0], "admin-group") && n == 2) {
+		if (parse_group(w[1], &p->cfg.admin_gid))
+			return "unknown group";
+		p->cfg.has_admin_gid = true;
+		return NULL;
+	}
+	const bool prio = !strcmp(w[0], "priority") && n == 3;
+	if (prio || (!strcmp(w[0], "disable") && n == 2)) {
+		if (strlen(w[1]) >= UALG_MAX_ALG_NAME)
+			return "driver name too long";
+		if (p->nset == MAX_SETTINGS)
+			return "too many settings";
+		if (prio && parse_uint(w[2], INT_MAX, &v))
+			return "priority must be a number from 0 to 2147483647";
+		struct driver_setting *s = &p->set[p->nset++];
+		strcpy(s->driver, w[1]);
+		s->disable = !prio;
+		s->priority = prio ? (int)v : 0;
+		return NULL;
+	}
+	return "expected: socket PATH | admin-group GROUP | priority DRIVER N | disable DRIVER";
+}
+
+static int parse_file(const char *path, struct parsed *p)
+{
+	FILE *f = fopen(path, "re");
+	char line[LINE_MAX_LEN + 1];
+	unsigned lineno = 0;
+	int r = 0;
+
+	if (!f) {
+		fprintf(stderr, "algd: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	memset(p, 0, sizeof(*p));
+	while (!r && fgets(line, sizeof(line), f)) {
+		lineno++;
+		size_t len = strlen(line);
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		else if (!feof(f)) {
+			fprintf(stderr, "algd: %s:%u: line too long\n", path, lineno);
+			r = -1;
+			break;
+		}
+		if (strlen(line) != len || strchr(line, '\r')) {
+			fprintf(stderr, "algd: %s:%u: stray control character\n", path, lineno);
+			r = -1;
+			break;
+		}
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		const char *err = parse_line(line, p);
+		if (err) {
+			fprintf(stderr, "algd: %s:%u: %s\n", path, lineno, err);
+			r = -1;
+		}
+	}
+	if (ferror(f))
+		r = -1;
+	fclose(f);
+	return r;
+}
+
+static struct ualg_alg *find_driver(const char *driver)
+{
+	for (const struct ualg_alg *a = ualg_alg_next(NULL); a; a = ualg_alg_next(a))
+		if (!strcmp(a->driver, driver))
+			return (struct ualg_alg *)a;
+	return NULL;
+}
+
+static void apply(const struct parsed *p)
+{
+	for (const struct ualg_alg *a = ualg_alg_next(NULL); a; a = ualg_alg_next(a))
+		((struct ualg_alg *)a)->disabled = false;
+	for (size_t i = 0; i < p->nset; i++) {
+		struct ualg_alg *a = find_driver(p->set[i].driver);
+		if (!a) {
+			fprintf(stderr, "algd: config: no driver %s (ignored)\n", p->set[i].driver);
+			continue;
+		}
+		if (p->set[i].disable)
+			a->disabled = true;
+		else if (a->priority != p->set[i].priority)
+			ualg_alg_set_priority(a, p->set[i].priority);
+	}
+	current = p->cfg;
+}
+
+static int load(const char *path)
+{
+	static struct parsed p;	/* large: not on the stack */
+
+	if (parse_file(path, &p))
+		return -1;
+	apply(&p);
+	return 0;
+}
+
+int config_load(const char *path)
+{
+	if (strlen(path) >= sizeof(config_path)) {
+		fprintf(stderr, "algd: config path too long\n");
+		return -1;
+	}
+	strcpy(config_path, path);
+	return load(path);
+}
+
+int config_reload(void)
+{
+	return config_path[0] ? load(config_path) : 0;
+}
+
+/* Every driver's priority (instances follow their spawns) and the
+ * disabled ones, written beside the file and renamed over it. */
+int config_save(void)
+{
+	char tmp[PATH_MAX + 8];
+
+	if (!config_path[0])
+		return -ENOENT;
+	snprintf(tmp, sizeof(tmp), "%s.new", config_path);
+	FILE *f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	fputs("# algd configuration, written by algctl save\n", f);
+	if (current.socket_path[0])
+		fprintf(f, "socket %s\n", current.socket_path);
+	if (current.has_admin_gid)
+		fprintf(f, "admin-group %u\n", (unsigned)current.admin_gid);
+	for (const struct ualg_alg *a = ualg_alg_next(NULL); a; a = ualg_alg_next(a)) {
+		if (ualg_alg_is_instance(a))
+			continue;
+		fprintf(f, "priority %s %d\n", a->driver, a->priority);
+		if (a->disabled)
+			fprintf(f, "disable %s\n", a->driver);
+	}
+	int r = ferror(f) ? -EIO : 0;
+	if (fclose(f) && !r)
+		r = -errno;
+	if (!r && rename(tmp, config_path))
+		r = -errno;
+	if (r)
+		unlink(tmp);
+	return r;
+}

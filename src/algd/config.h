@@ -1,0 +1,37 @@
+/* algd's configuration file: one setting per line, '#' starts a comment.
+ *
+ *   socket PATH            where algd listens (read at start only)
+ *   admin-group GROUP      who besides root may change algorithms
+ *   priority DRIVER N      a driver's priority (0..2147483647)
+ *   disable DRIVER         keep a driver out of lookups
+ *
+ * Parsing is strict: an unknown keyword, a missing or extra word, a bad
+ * number or a line over 255 bytes rejects the whole file, and a reload
+ * (SIGHUP) that fails keeps the settings in force.  Settings apply to the
+ * drivers registered when the file is read; a reload applies what the file
+ * says and re-enables drivers it no longer disables. */
+#ifndef UALG_ALGD_CONFIG_H
+#define UALG_ALGD_CONFIG_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define CONFIG_PATH_MAX 108	/* sun_path */
+
+struct algd_config {
+	char socket_path[CONFIG_PATH_MAX];	/* empty: not set */
+	bool has_admin_gid;
+	gid_t admin_gid;
+};
+
+/* Reads and applies path (remembered for reloads and saves).  Returns 0,
+ * or -1 after printing why to stderr, changing nothing. */
+int config_load(const char *path);
+/* Reads the remembered file again: 0, or -1 keeping the old settings. */
+int config_reload(void);
+/* Writes the current settings to the remembered file: 0 or -errno
+ * (-ENOENT when algd runs without a file). */
+int config_save(void);
+const struct algd_config *config_get(void);
+
+#endif

@@ -1,0 +1,30 @@
+/* The native ring API's service in algd (see src/lib/ualg_abi.h).
+ *
+ * Control requests (setup, open, setkey, close) arrive on the connection
+ * and are handled on the event-loop thread, which alone touches the core's
+ * registry.  Data requests are served from shared memory by worker
+ * threads, one per core by default; each ring belongs to one worker, so a
+ * transform is only ever used by one thread at a time and the data path
+ * takes no global lock. */
+#ifndef UALG_ALGD_RING_H
+#define UALG_ALGD_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ring;
+
+/* Workers to start (0: one per online CPU); before the first ring. */
+void ring_set_workers(unsigned n);
+/* Busy-poll ceiling of a worker after work, in microseconds. */
+void ring_set_poll_us(unsigned us);
+
+/* Handles one RING_* request on connection fd, whose ring is *ringp.
+ * Returns 0, or -1 when the frame is malformed (drop the connection). */
+int ring_request(struct ring **ringp, int fd, uint16_t type, const uint8_t *body, size_t len);
+
+/* The connection ended: its transforms are freed now, the shared memory
+ * once its worker has let go of it. */
+void ring_release(struct ring *ring);
+
+#endif

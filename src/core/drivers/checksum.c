@@ -1,0 +1,212 @@
+/* Seeded checksums as the kernel exposes them through shash: crc32 (zlib),
+ * crc32c (Intel's ISA-L) and xxhash64 (libxxhash).
+ *
+ * Kernel semantics (crypto/crc32_generic.c, crc32c_generic.c,
+ * xxhash_generic.c): the optional key is the seed, little-endian, of
+ * exactly the digest size; the digest is the final value little-endian.
+ * crc32 is the raw reflected CRC (seed 0, no final inversion); crc32c
+ * starts from ~0 by default and inverts at the end; xxhash64 is seeded 0. */
+#include "others.h"
+#include "openssl.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <isa-l/crc.h>
+#include <xxhash.h>
+#include <zlib.h>
+
+struct checksum_ctx {
+	uint64_t seed;
+};
+
+struct checksum_state {
+	uint64_t crc;		/* crc32, crc32c: the running register */
+	XXH64_state_t *xxh;	/* xxhash64 */
+};
+
+struct checksum_impl {
+	unsigned size;		/* key and digest bytes */
+	uint64_t default_seed;
+	void (*update)(struct checksum_state *st, const uint8_t *data, size_t len);
+	uint64_t (*value)(const struct checksum_state *st);
+};
+
+static uint64_t get_le(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+static void put_le(uint8_t *p, uint64_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+/* zlib inverts the register before and after; the kernel's crc32_le does
+ * neither, so the inversions are undone around the call.  zlib takes an
+ * unsigned int length: long inputs go in pieces. */
+static void crc32_update(struct checksum_state *st, const uint8_t *data, size_t len)
+{
+	uint32_t crc = (uint32_t)st->crc;
+
+	while (len) {
+		unsigned n = len > (1u << 30) ? 1u << 30 : (unsigned)len;
+		crc = ~(uint32_t)crc32(~crc & 0xffffffffu, data, n);
+		data += n;
+		len -= n;
+	}
+	st->crc = crc;
+}
+
+static uint64_t crc32_value(const struct checksum_state *st)
+{
+	return st->crc;
+}
+
+/* ISA-L's crc32_iscsi is the raw register update, as __crc32c_le. */
+static void crc32c_update(struct checksum_state *st, const uint8_t *data, size_t len)
+{
+	uint32_t crc = (uint32_t)st->crc;
+
+	while (len) {
+		int n = len > (1u << 30) ? 1 << 30 : (int)len;
+		crc = crc32_iscsi((unsigned char *)data, n, crc);
+		data += n;
+		len -= (size_t)n;
+	}
+	st->crc = crc;
+}
+
+static uint64_t crc32c_value(const struct checksum_state *st)
+{
+	return ~(uint32_t)st->crc;
+}
+
+static void xxh64_update(struct checksum_state *st, const uint8_t *data, size_t len)
+{
+	XXH64_update(st->xxh, data, len);
+}
+
+static uint64_t xxh64_value(const struct checksum_state *st)
+{
+	return XXH64_digest(st->xxh);
+}
+
+static const struct checksum_impl crc32_impl = { 4, 0, crc32_update, crc32_value };
+static const struct checksum_impl crc32c_impl = { 4, 0xffffffffu, crc32c_update, crc32c_value };
+static const struct checksum_impl xxh64_impl = { 8, 0, xxh64_update, xxh64_value };
+
+static const struct checksum_impl *impl_of(const struct ualg_tfm *tfm)
+{
+	return tfm->alg->priv;
+}
+
+static int checksum_init_tfm(struct ualg_tfm *tfm)
+{
+	struct checksum_ctx *c = tfm->ctx;
+
+	c->seed = impl_of(tfm)->default_seed;
+	return 0;
+}
+
+static int checksum_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
+{
+	struct checksum_ctx *c = tfm->ctx;
+
+	if (len != impl_of(tfm)->size)
+		return -EINVAL;
+	c->seed = get_le(key, (unsigned)len);
+	return 0;
+}
+
+static int checksum_init(struct ualg_hash_desc *desc)
+{
+	const struct checksum_ctx *c = desc->tfm->ctx;
+	struct checksum_state *st = desc->state;
+
+	if (impl_of(desc->tfm) != &xxh64_impl) {
+		st->crc = c->seed;
+		return 0;
+	}
+	st->xxh = XXH64_createState();
+	if (!st->xxh)
+		return -ENOMEM;
+	XXH64_reset(st->xxh, c->seed);
+	return 0;
+}
+
+static int checksum_update(struct ualg_hash_desc *desc, const uint8_t *data, size_t len)
+{
+	impl_of(desc->tfm)->update(desc->state, data, len);
+	return 0;
+}
+
+static int checksum_final(struct ualg_hash_desc *desc, uint8_t *out)
+{
+	const struct checksum_impl *impl = impl_of(desc->tfm);
+
+	put_le(out, impl->value(desc->state), impl->size);
+	return 0;
+}
+
+static int checksum_clone(struct ualg_hash_desc *dst, const struct ualg_hash_desc *src)
+{
+	struct checksum_state *d = dst->state;
+	const struct checksum_state *s = src->state;
+
+	d->crc = s->crc;
+	if (!s->xxh)
+		return 0;
+	d->xxh = XXH64_createState();
+	if (!d->xxh)
+		return -ENOMEM;
+	XXH64_copyState(d->xxh, s->xxh);
+	return 0;
+}
+
+static void checksum_exit(struct ualg_hash_desc *desc)
+{
+	struct checksum_state *st = desc->state;
+
+	XXH64_freeState(st->xxh);
+	st->xxh = NULL;
+}
+
+static int register_checksum(const char *name, const char *driver, const char *module,
+			     const struct checksum_impl *impl, unsigned blocksize)
+{
+	struct ualg_alg *a = ualg_openssl_alloc(name, driver, UALG_ALG_SHASH, UALG_OPENSSL_PRIO_PRIMITIVE);
+
+	if (!a)
+		return -ENOMEM;
+	a->module = module;
+	a->blocksize = blocksize;
+	a->priv = impl;
+	a->ctxsize = sizeof(struct checksum_ctx);
+	a->init_tfm = checksum_init_tfm;
+	a->u.shash = (struct ualg_shash_ops){
+		.digestsize = impl->size,
+		.descsize = sizeof(struct checksum_state),
+		.optional_key = true,
+		.setkey = checksum_setkey,
+		.init = checksum_init, .update = checksum_update, .final = checksum_final,
+		.clone = checksum_clone, .exit = checksum_exit,
+	};
+	return ualg_openssl_reg(a);
+}
+
+int ualg_checksum_register(void)
+{
+	int r = register_checksum("crc32", "crc32-zlib", "zlib", &crc32_impl, 1);
+
+	if (!r)
+		r = register_checksum("crc32c", "crc32c-isal", "isal", &crc32c_impl, 1);
+	if (!r)
+		r = register_checksum("xxhash64", "xxhash64-libxxhash", "libxxhash", &xxh64_impl, 32);
+	return r;
+}

@@ -1,0 +1,12 @@
+/* Drivers backed by libraries other than OpenSSL, each for what OpenSSL
+ * lacks or does differently from the kernel.  They register through the
+ * OpenSSL driver's helpers (ualg_openssl_alloc/reg) with their own module
+ * name, at the primitive priority. */
+#ifndef UALG_CORE_DRIVERS_OTHERS_H
+#define UALG_CORE_DRIVERS_OTHERS_H
+
+int ualg_checksum_register(void);	/* checksum.c: crc32, crc32c, xxhash64 */
+int ualg_sodium_register(void);		/* sodium.c: blake2b-*, xchacha20 */
+int ualg_nettle_more_register(void);	/* nettle_ciphers.c: serpent, twofish, ghash */
+
+#endif

@@ -1,0 +1,107 @@
+/* Fds inherited across execve.  The fd table lives in the process, so a
+ * program exec()ed with AF_ALG fds open (a shell's redirection, a server
+ * that re-executes itself) starts with an empty one, while the fds are
+ * still connections to algd.  At load, each inherited AF_UNIX SEQPACKET
+ * socket whose peer is the algd this program would connect to (same pid,
+ * by SO_PEERCRED: algd creates the op socketpairs itself) is asked what it
+ * is.  Nothing is sent on a socket whose peer is anything else. */
+#include "shim.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define MAX_INHERITED 256
+
+static int sockopt_int(int fd, int opt)
+{
+	int v = -1;
+	socklen_t l = sizeof(v);
+	return real.getsockopt(fd, SOL_SOCKET, opt, &v, &l) ? -1 : v;
+}
+
+static pid_t peer_pid(int fd)
+{
+	struct ucred c;
+	socklen_t l = sizeof(c);
+	return real.getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &l) ? -1 : c.pid;
+}
+
+/* An AF_UNIX SEQPACKET socket connected to another process: maybe algd. */
+static bool candidate(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISSOCK(st.st_mode))
+		return false;
+	if (sockopt_int(fd, SO_DOMAIN) != AF_UNIX || sockopt_int(fd, SO_TYPE) != SOCK_SEQPACKET)
+		return false;
+	pid_t p = peer_pid(fd);
+	return p > 0 && p != getpid();
+}
+
+static size_t list_candidates(int *out, size_t max)
+{
+	DIR *d = opendir("/proc/self/fd");
+	size_t n = 0;
+	struct dirent *e;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && n < max) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		if (*end || end == e->d_name || fd == dirfd(d) || fd > 1 << 20)
+			continue;
+		if (candidate((int)fd))
+			out[n++] = (int)fd;
+	}
+	closedir(d);
+	return n;
+}
+
+static pid_t algd_pid(void)
+{
+	int fd = client_connect(SOCK_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	pid_t p = peer_pid(fd);
+	real.close(fd);
+	return p;
+}
+
+static void adopt(int fd)
+{
+	struct ualg_describe d;
+	struct iovec body = { &d, sizeof(d) };
+
+	if (afd_track(fd, false, NULL))
+		return;
+	struct afd *a = afd_get(fd);
+	struct xact x = { .type = UALG_MSG_DESCRIBE, .rbody = &body, .nrbody = 1 };
+	if (client_xact(a, fd, &x) < 0 || memchr(d.type, 0, sizeof(d.type)) == NULL) {
+		afd_untrack(fd);
+		return;
+	}
+	a->op = d.flags & UALG_DESCRIBE_OP;
+	if (d.flags & UALG_DESCRIBE_BOUND)
+		memcpy(a->type, d.type, sizeof(a->type));
+	a->sndbuf = (int)d.sndbuf;
+}
+
+void shim_adopt_inherited(void)
+{
+	int fds[MAX_INHERITED];
+	size_t n = list_candidates(fds, MAX_INHERITED);
+	if (!n)
+		return;
+	pid_t algd = algd_pid();
+	if (algd <= 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (peer_pid(fds[i]) == algd)
+			adopt(fds[i]);
+}
