@@ -33,7 +33,7 @@
 #define UALG_RING_MAX_BUF (256u << 20)	/* registered buffer area */
 #define UALG_RING_MAX_TFMS 256u		/* transforms open on one ring */
 #define UALG_MAX_DIGEST 64u		/* largest digest a hash request writes */
-#define UALG_MAX_IV 16u			/* largest IV a cipher request reads */
+#define UALG_MAX_IV 32u			/* largest IV a cipher request reads (xchacha20) */
 
 /* algd_flags */
 #define UALG_RING_SQ_SLEEPING 0x1u	/* algd waits on the submission eventfd */

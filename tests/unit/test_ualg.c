@@ -155,7 +155,7 @@ static int batch_prepare(struct ualg_ring *ring, const struct ualg_test_desc *d,
 		const struct ualg_cipher_testvec *cv = &((const struct ualg_cipher_testvec *)d->vecs)[i];
 		const int hash = d->kind == UALG_TEST_HASH;
 		const size_t len = hash ? hv->psize : cv->len;
-		if (at + len + 2 * 64 + 16 > ualg_ring_bufsize(ring))
+		if (at + len + 2 * 64 + UALG_MAX_IV > ualg_ring_bufsize(ring))
 			return -1;
 		b->tfm[i] = ualg_ring_open_tfm(ring, type_of(d), d->alg, NULL);
 		if (b->tfm[i] < 0)
@@ -163,7 +163,7 @@ static int batch_prepare(struct ualg_ring *ring, const struct ualg_test_desc *d,
 		if ((hash ? hv->ksize : cv->klen) &&
 		    ualg_ring_setkey(ring, b->tfm[i], hash ? hv->key : cv->key, hash ? hv->ksize : cv->klen))
 			return -1;
-		uint8_t *iv = buf + at, *in = iv + 16, *out = in + len + 64;
+		uint8_t *iv = buf + at, *in = iv + UALG_MAX_IV, *out = in + len + 64;
 		if (!hash && cv->ivlen)
 			memcpy(iv, cv->iv, cv->ivlen);
 		memcpy(in, hash ? hv->plaintext : cv->ptext, len);
