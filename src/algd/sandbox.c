@@ -79,6 +79,7 @@ static const int plain_syscalls[] = {
 	/* libc and OpenSSL internals */
 	SCMP_SYS(getrandom), SCMP_SYS(futex), SCMP_SYS(clock_gettime), SCMP_SYS(gettid),
 	SCMP_SYS(getpid), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigaction), SCMP_SYS(rt_sigreturn),
+	SCMP_SYS(sigaltstack),	/* a thread's own signal stack (sanitizer runtimes) */
 	SCMP_SYS(exit),
 	SCMP_SYS(exit_group),
 };
