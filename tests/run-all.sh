@@ -119,6 +119,9 @@ suite "libualg ring API against algd" "$B/tests/test-ualg"
 # clients, a killed algd, 1000 sockets, a client that never reads.
 suite "security and fault tests" "$RUN" python3 tests/security/faults.py "$B/src/algd/algd"
 
+# Linux 6.2's ALG_SET_KEY_BY_KEY_SERIAL, which ualg provides (6.1 lacks it).
+suite "ALG_SET_KEY_BY_KEY_SERIAL with keys from the kernel keyring" "$RUN" python3 tests/real/key_serial.py
+
 # Real clients whose golden output was recorded on the oracle: Debian's
 # kcapi-tools on 0 B, 1 B and 1 MiB inputs (the 1 MiB runs go through
 # libkcapi's vmsplice/splice pipeline).

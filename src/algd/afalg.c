@@ -96,13 +96,17 @@ int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct a
 		return -ENOPROTOOPT;
 	switch (optname) {
 	case ALG_SET_KEY:
+	case ALG_SET_KEY_BY_KEY_SERIAL:	/* Linux 6.2's, see README */
 		if (sk->connected)
 			return -ENOPROTOOPT;
-		/* alg_setkey(): sock_kmalloc, copy in, then the type's setkey. */
+		/* alg_setkey(): sock_kmalloc, copy in, then the type's setkey;
+		 * by serial, the key's payload as the shim read it. */
 		if (v->too_big)
 			return -ENOMEM;
 		if (v->fault)
 			return -EFAULT;
+		if (v->keyref_err)
+			return -(int)v->keyref_err;
 		if (!ualg_tfm_has_setkey(sk->tfm))
 			return -ENOSYS;
 		return ualg_tfm_setkey(sk->tfm, v->data, v->len);

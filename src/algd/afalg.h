@@ -14,6 +14,10 @@
  * later, after another request changed the socket's state. */
 #define AFALG_WAIT (-100000)	/* outside the errno range */
 
+#ifndef ALG_SET_KEY_BY_KEY_SERIAL
+#define ALG_SET_KEY_BY_KEY_SERIAL 7	/* <linux/if_alg.h> since Linux 6.2 */
+#endif
+
 struct alg_sock;
 
 /* What one sendmsg() carries besides data (already parsed by the shim). */
@@ -95,6 +99,7 @@ struct afalg_optval {
 	size_t len;
 	uint32_t optlen;
 	bool too_big, fault;
+	uint32_t keyref_err;	/* ALG_SET_KEY_BY_KEY_SERIAL: the lookup's errno */
 };
 
 int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v);

@@ -260,13 +260,15 @@ static int on_setsockopt(struct conn *c, const uint8_t *body, size_t len)
 	if (len < sizeof(o))
 		return -1;
 	memcpy(&o, body, sizeof(o));
-	if (o.vallen >= UALG_SOCKOPT_MAX || len != sizeof(o) + o.vallen || o.reserved ||
+	if (o.vallen >= UALG_SOCKOPT_MAX || len != sizeof(o) + o.vallen || o.keyref_err > 4095 ||
+	    (o.keyref_err && (o.vallen || o.optname != ALG_SET_KEY_BY_KEY_SERIAL)) ||
 	    (o.flags & ~UALG_SOCKOPT_FLAGS_ALL) || (o.flags && o.vallen) ||
-	    (o.vallen && o.vallen != o.optlen))
+	    (o.vallen && o.vallen != o.optlen && o.optname != ALG_SET_KEY_BY_KEY_SERIAL))
 		return -1;
 	const struct afalg_optval v = {
 		.data = body + sizeof(o), .len = o.vallen, .optlen = o.optlen,
 		.too_big = o.flags & UALG_SOCKOPT_TOOBIG, .fault = o.flags & UALG_SOCKOPT_FAULT,
+		.keyref_err = o.keyref_err,
 	};
 	int r = afalg_setsockopt(c->sk, o.level, o.optname, &v);
 	return reply(c, UALG_MSG_SETSOCKOPT, 0, r, NULL, 0, -1) ? -1 : 0;

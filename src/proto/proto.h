@@ -110,9 +110,15 @@ struct ualg_sockopt {
 	uint32_t optlen;	/* the caller's optlen */
 	uint32_t flags;		/* UALG_SOCKOPT_* */
 	uint32_t vallen;	/* bytes of value that follow */
-	uint32_t reserved;
+	/* ALG_SET_KEY_BY_KEY_SERIAL: the errno the shim met looking the key
+	 * up (then no value follows), reported after algd's own checks as
+	 * the kernel orders them; else 0 and the value is the key's payload. */
+	uint32_t keyref_err;
 };
 #define UALG_SOCKOPT_MAX (20u * 1024u)	/* the kernel's optmem_max */
+#ifndef ALG_SET_KEY_BY_KEY_SERIAL
+#define ALG_SET_KEY_BY_KEY_SERIAL 7	/* <linux/if_alg.h> since Linux 6.2 */
+#endif
 
 #define UALG_SEND_MORE 0x01u	/* MSG_MORE of the caller */
 #define UALG_SEND_DONTWAIT 0x02u	/* MSG_DONTWAIT or O_NONBLOCK */

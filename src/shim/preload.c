@@ -254,6 +254,47 @@ static int set_sndbuf(int fd, struct afd *a, const void *val, socklen_t len)
 	return 0;
 }
 
+/* ALG_SET_KEY_BY_KEY_SERIAL, as Linux 6.2 added it: the payload of a
+ * "user" or "logon" key in the caller's keyrings becomes the key.  The
+ * kernel reads it itself; here it is read with the caller's rights, so a
+ * key the caller may search but not read (every "logon" key) cannot be
+ * used: EACCES.  Returns 0 with the payload, or a positive errno. */
+static int read_key_by_serial(const void *val, socklen_t len, uint8_t **out, size_t *outlen)
+{
+	int32_t serial;
+	char desc[256];
+
+	if (len != sizeof(serial))
+		return EINVAL;
+	if (copy_in(&serial, val, sizeof(serial)))
+		return EFAULT;
+	long n = syscall(SYS_keyctl, 6 /* KEYCTL_DESCRIBE */, serial, desc, sizeof(desc) - 1);
+	if (n < 0)
+		return errno;
+	desc[n < (long)sizeof(desc) ? n : (long)sizeof(desc) - 1] = '\0';
+	const size_t tlen = strcspn(desc, ";");
+	if (!(tlen == 4 && !strncmp(desc, "user", 4)) && !(tlen == 5 && !strncmp(desc, "logon", 5)))
+		return ENOPROTOOPT;	/* encrypted and trusted keys are not supported */
+	long size = syscall(SYS_keyctl, 11 /* KEYCTL_READ */, serial, NULL, 0);
+	if (size < 0)
+		return errno == EOPNOTSUPP ? EACCES : errno;
+	if (size >= (long)UALG_SOCKOPT_MAX)
+		return ENOMEM;	/* sock_kmalloc() past optmem_max */
+	uint8_t *buf = malloc(size ? (size_t)size : 1);
+	if (!buf)
+		return ENOMEM;
+	n = syscall(SYS_keyctl, 11, serial, buf, size);
+	if (n < 0 || n > size) {
+		int e = n < 0 ? errno : EIO;
+		explicit_bzero(buf, (size_t)size);
+		free(buf);
+		return e;
+	}
+	*out = buf;
+	*outlen = (size_t)n;
+	return 0;
+}
+
 EXPORT int setsockopt(int fd, int level, int optname, const void *val, socklen_t len)
 {
 	shim_resolve();
@@ -280,6 +321,11 @@ EXPORT int setsockopt(int fd, int level, int optname, const void *val, socklen_t
 		} else {
 			o.vallen = len;
 		}
+	} else if (level == SOL_ALG && optname == ALG_SET_KEY_BY_KEY_SERIAL) {
+		size_t n = 0;
+		o.keyref_err = (uint32_t)read_key_by_serial(val, len, &buf, &n);
+		o.vallen = (uint32_t)n;
+		len = (socklen_t)n;	/* what is wiped below */
 	}
 	struct iovec parts[2] = { { &o, sizeof(o) }, { buf, o.vallen } };
 	struct xact x = { .type = UALG_MSG_SETSOCKOPT, .parts = parts, .nparts = 2 };

@@ -677,3 +677,25 @@ add("geniv_seqiv_rfc4309", lambda c: geniv_roundtrip(c, "seqiv(rfc4309(ccm(aes))
 add("geniv_seqiv_rfc7539esp", lambda c: geniv_roundtrip(c, "seqiv(rfc7539esp(chacha20,poly1305))",
                                                          CP_K + CP_IV[:4], 8, 8, 40, 16))
 add("geniv_seqiv_authenc_refused", lambda c: c.bind(c.socket(), "aead", "seqiv(authenc(hmac(sha256),cbc(aes)))"))
+
+
+# ====================================================================== answers longer than one algd frame
+
+@case
+def gcm_100k_roundtrip(c):
+    roundtrip(c, "gcm(aes)", GCM_K, GCM_IV, pat(16, 14), pat(100000, 15))
+
+
+@case
+def gcm_200k_recvmsg_iovecs(c):
+    t, o = aead_op(c, "gcm(aes)", GCM_K)
+    aead_send(c, o, pat(20, 16) + pat(200000, 17), ENC, GCM_IV, 20)
+    c.recvmsg(o, [70000, 70000, 60036])
+
+
+@case
+def gcm_150k_small_buffer(c):
+    t, o = aead_op(c, "gcm(aes)", GCM_K)
+    aead_send(c, o, pat(150016, 18), ENC, GCM_IV, 16)
+    c.recv(o, 100000)
+    c.recv(o, 100000, MSG_DONTWAIT)

@@ -1,4 +1,4 @@
-/* libkcapi's own code paths against AF_ALG: hash and skcipher through the
+/* libkcapi's own code paths against AF_ALG: hash, skcipher and aead through the
  * sync sendmsg, vmsplice/splice and AIO (io_submit) paths, one line per
  * call with its return value and output (hex, or SHA-256 of long output).
  * Run on the real kernel it gives tests/golden/kcapi-paths.txt; under
@@ -149,6 +149,79 @@ static void cipher_stream(const char *alg)
 	kcapi_cipher_destroy(h);
 }
 
+/* kcapi_aead_encrypt/decrypt: in = AAD || text, out = AAD || CT || tag
+ * (encryption), AAD || PT (decryption), with each access method; then a
+ * flipped tag bit, which must fail with EBADMSG. */
+static void aead_sync(const char *alg, size_t keylen, size_t ivlen, size_t aadlen, size_t n,
+		      size_t taglen, int access)
+{
+	struct kcapi_handle *h;
+	uint8_t key[32], iv[16];
+	size_t inlen = aadlen + n, outlen = aadlen + n + taglen;
+	uint8_t *in = malloc(inlen + 1), *out = malloc(outlen), *back = malloc(outlen);
+	char what[128];
+
+	fill(key, sizeof(key), 5);
+	fill(iv, sizeof(iv), 6);
+	iv[0] = ivlen == 16 ? 3 : iv[0];	/* ccm: iv[0] is L - 1 */
+	fill(in, inlen + 1, 7);
+	if (kcapi_aead_init(&h, alg, 0) || kcapi_aead_setkey(h, key, (uint32_t)keylen) ||
+	    kcapi_aead_settaglen(h, (uint32_t)taglen)) {
+		printf("%s aead init failed\n", alg);
+		goto out;
+	}
+	kcapi_aead_setassoclen(h, aadlen);
+	snprintf(what, sizeof(what), "aead_encrypt %s aad=%zu n=%zu tag=%zu access=%d", alg, aadlen, n,
+		 taglen, access);
+	ssize_t r = kcapi_aead_encrypt(h, in, inlen, iv, out, outlen, access);
+	show(what, r, out, outlen);
+	snprintf(what, sizeof(what), "aead_decrypt %s aad=%zu n=%zu tag=%zu access=%d", alg, aadlen, n,
+		 taglen, access);
+	r = kcapi_aead_decrypt(h, out, outlen, iv, back, aadlen + n, access);
+	printf("%s ret=%zd roundtrip=%s\n", what, r,
+	       r == (ssize_t)(aadlen + n) && !memcmp(in, back, aadlen + n) ? "ok" : "BAD");
+	out[outlen - 1] ^= 1;
+	r = kcapi_aead_decrypt(h, out, outlen, iv, back, aadlen + n, access);
+	printf("aead_decrypt_badtag %s access=%d ret=%zd\n", alg, access, r);
+	kcapi_aead_destroy(h);
+out:
+	free(in);
+	free(out);
+	free(back);
+}
+
+/* kcapi_aead_encrypt_aio: one AEAD operation per iovec. */
+static void aead_aio(const char *alg, size_t n, size_t count, int access)
+{
+	struct kcapi_handle *h;
+	const size_t aadlen = 16, taglen = 16, each = aadlen + n + taglen;
+	uint8_t key[16], iv[12], *in = malloc(each * count), *out = malloc(each * count);
+	struct iovec iniov[8], outiov[8];
+	char what[128];
+
+	fill(key, sizeof(key), 8);
+	fill(iv, sizeof(iv), 9);
+	fill(in, each * count, 10);
+	memset(out, 0, each * count);
+	for (size_t i = 0; i < count; i++) {
+		iniov[i] = (struct iovec){ in + i * each, aadlen + n };
+		outiov[i] = (struct iovec){ out + i * each, each };
+	}
+	if (kcapi_aead_init(&h, alg, KCAPI_INIT_AIO) || kcapi_aead_setkey(h, key, sizeof(key)) ||
+	    kcapi_aead_settaglen(h, (uint32_t)taglen)) {
+		printf("%s aead aio init failed\n", alg);
+		goto out;
+	}
+	kcapi_aead_setassoclen(h, aadlen);
+	snprintf(what, sizeof(what), "aead_encrypt_aio %s %zux%zu access=%d", alg, count, n, access);
+	ssize_t r = kcapi_aead_encrypt_aio(h, iniov, outiov, count, iv, access);
+	show(what, r, out, each * count);
+	kcapi_aead_destroy(h);
+out:
+	free(in);
+	free(out);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -165,5 +238,14 @@ int main(void)
 		cipher_aio("ctr(aes)", 16, 16, access[j]);
 	}
 	cipher_stream("cbc(aes)");
+	for (size_t j = 0; j < 3; j++) {
+		aead_sync("gcm(aes)", 16, 12, 20, 60, 16, access[j]);
+		aead_sync("gcm(aes)", 32, 12, 0, 4096, 12, access[j]);
+		aead_sync("gcm(aes)", 16, 12, 16, 65536, 16, access[j]);
+		aead_sync("ccm(aes)", 16, 16, 8, 100, 8, access[j]);
+		aead_sync("rfc4106(gcm(aes))", 20, 8, 16, 64, 16, access[j]);
+		aead_sync("rfc7539(chacha20,poly1305)", 32, 12, 12, 114, 16, access[j]);
+		aead_aio("gcm(aes)", 64, 4, access[j]);
+	}
 	return 0;
 }
