@@ -3,7 +3,7 @@
 BUILD ?= build
 MESON_OPTS ?= --buildtype=debugoptimized -Dwerror=true
 
-.PHONY: all demo check bench oracle clean install
+.PHONY: all demo check bench oracle clean install check-asan fuzz
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -34,4 +34,29 @@ install: all
 	meson install -C $(BUILD)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+
+# The whole suite with ASan+UBSan in its own build dir.  algd runs without
+# its seccomp filter there (LeakSanitizer's exit-time scan uses ptrace),
+# and the sanitized shim is preloaded into uninstrumented programs.
+ASAN_BUILD ?= build-asan
+check-asan: $(ASAN_BUILD)/build.ninja
+	ninja -C $(ASAN_BUILD)
+	BUILD=$(ASAN_BUILD) UALG_ALGD_OPTS=--no-seccomp \
+	ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 tests/run-all.sh
+
+$(ASAN_BUILD)/build.ninja:
+	meson setup $(ASAN_BUILD) $(MESON_OPTS) -Db_sanitize=address,undefined -Db_lundef=false
+
+# libFuzzer harnesses (tests/fuzz), FUZZ_TIME seconds each, from the seed
+# corpus in tests/fuzz/corpus (new finds go to $(FUZZ_BUILD)/corpus).
+FUZZ_BUILD ?= build-fuzz
+FUZZ_TIME ?= 60
+fuzz: $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD)
+	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TIME)
+
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang meson setup $(FUZZ_BUILD) $(MESON_OPTS) -Dfuzz=true \
+		-Db_sanitize=address,undefined -Db_lundef=false

@@ -13,7 +13,11 @@ passed=0 failed=0
 
 # One algd for the whole run; ualg-run finds it through UALG_SOCKET.
 export UALG_SOCKET="$T/algd.sock"
-"$B/src/algd/algd" --socket "$UALG_SOCKET" --ready-fd 3 3>"$T/ready" 2>"$T/algd.log" &
+# As root, algd runs as it would be deployed: as its own user (nobody here).
+# UALG_ALGD_OPTS adds options (check-asan: --no-seccomp).
+ALGD_OPTS=${UALG_ALGD_OPTS:-}
+[ "$(id -u)" = 0 ] && ALGD_OPTS="$ALGD_OPTS --user nobody"
+"$B/src/algd/algd" --socket "$UALG_SOCKET" --ready-fd 3 $ALGD_OPTS 3>"$T/ready" 2>"$T/algd.log" &
 ALGD=$!
 trap 'kill $ALGD 2>/dev/null; wait $ALGD 2>/dev/null; rm -rf "$T"' EXIT
 for _ in $(seq 100); do [ -s "$T/ready" ] && break; sleep 0.1; done
@@ -45,6 +49,12 @@ echo "# core unit tests (TAP)"
 sed 's/^/    /' "$T/core"
 passed=$((passed + $(grep -c '^ok ' "$T/core"))); failed=$((failed + $(grep -c '^not ok ' "$T/core")))
 grep -q '^1\.\.' "$T/core" || result "core unit tests ran to the end" 1
+
+echo "# algd's seccomp filter (TAP)"
+"$B/tests/test-seccomp" > "$T/seccomp" 2>&1
+sed 's/^/    /' "$T/seccomp"
+passed=$((passed + $(grep -c '^ok ' "$T/seccomp"))); failed=$((failed + $(grep -c '^not ok ' "$T/seccomp")))
+grep -q '^1\.\.' "$T/seccomp" || result "seccomp tests ran to the end" 1
 
 # The seed's samples print standard values: SHA-1("abc") (FIPS 180-2) and
 # RFC 3602 case 1.
@@ -104,6 +114,10 @@ suite "algctl, algd administration and NETLINK_CRYPTO vs Linux 6.1 (tests/ctl/al
 # The native API (libualg): standard vectors through the shared rings, and
 # a hostile client rewriting them.
 suite "libualg ring API against algd" "$B/tests/test-ualg"
+
+# algd as a security boundary: confinement, policy, key memory, killed
+# clients, a killed algd, 1000 sockets, a client that never reads.
+suite "security and fault tests" "$RUN" python3 tests/security/faults.py "$B/src/algd/algd"
 
 # Linux 6.2's ALG_SET_KEY_BY_KEY_SERIAL, which ualg provides (6.1 lacks it).
 suite "ALG_SET_KEY_BY_KEY_SERIAL with keys from the kernel keyring" "$RUN" python3 tests/real/key_serial.py

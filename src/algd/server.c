@@ -10,6 +10,7 @@
 #include "afalg.h"
 #include "config.h"
 #include "proto.h"
+#include "sandbox.h"
 #include "ring.h"
 
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -36,11 +38,21 @@ struct parked {
 	size_t outlen;		/* its size */
 };
 
+/* One client uid's share of algd: every socket it holds counts, op
+ * sockets included, wherever their fds went. */
+struct client {
+	uid_t uid;
+	unsigned sockets;
+	struct client *next;
+};
+
 struct conn {
 	int fd;
+	struct client *cl;
 	bool greeted;		/* HELLO seen (op connections are born greeted) */
 	struct alg_sock *sk;
 	struct parked *parked;	/* at most one waiter per socket */
+	bool sending;		/* a sendmsg() whose LAST frame has not come */
 	uint8_t *rest;		/* an answer's bytes beyond its first frame */
 	size_t rest_len, rest_off;
 	bool admin;		/* the peer may change algorithms */
@@ -50,12 +62,14 @@ struct conn {
 };
 
 static struct conn *conns;
+static struct client *clients;
 /* Connections closed while handling a batch of events: later events of
  * the same batch may still point at them (a child reaped by its parent's
  * request), so they are freed only once the batch is done. */
 static struct conn *closed_conns;
 static int epfd = -1;
 static int verbose;
+static unsigned max_sockets = SERVER_MAX_SOCKETS_DEFAULT;
 static _Alignas(8) uint8_t rxbuf[UALG_FRAME_MAX];	/* header, then body */
 static uint8_t *recvbuf;	/* output of the receive being served */
 static size_t recvbuf_cap;
@@ -72,7 +86,43 @@ static void logmsg(int level, const char *fmt, ...)
 	va_end(ap);
 }
 
-static struct conn *conn_add(int fd, struct alg_sock *sk, bool greeted)
+static struct client *client_get(uid_t uid)
+{
+	struct client *cl;
+
+	for (cl = clients; cl; cl = cl->next)
+		if (cl->uid == uid)
+			break;
+	if (!cl) {
+		if (!(cl = calloc(1, sizeof(*cl))))
+			return NULL;
+		cl->uid = uid;
+		cl->next = clients;
+		clients = cl;
+	}
+	cl->sockets++;
+	return cl;
+}
+
+static void client_put(struct client *cl)
+{
+	if (--cl->sockets)
+		return;
+	for (struct client **p = &clients; *p; p = &(*p)->next)
+		if (*p == cl) {
+			*p = cl->next;
+			break;
+		}
+	free(cl);
+}
+
+static bool client_full(const struct client *cl)
+{
+	return cl->sockets >= max_sockets;
+}
+
+/* The new connection holds a reference on cl. */
+static struct conn *conn_add(int fd, struct client *cl, struct alg_sock *sk, bool greeted)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
@@ -80,6 +130,7 @@ static struct conn *conn_add(int fd, struct alg_sock *sk, bool greeted)
 	if (!c)
 		return NULL;
 	c->fd = fd;
+	c->cl = cl;
 	c->sk = sk;
 	c->greeted = greeted;
 	ev.data.ptr = c;
@@ -135,6 +186,7 @@ static void conn_close(struct conn *c)
 	ring_release(c->ring);
 	parked_free(c->parked);
 	rest_drop(c);
+	client_put(c->cl);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -229,6 +281,8 @@ static int on_accept(struct conn *c, size_t len)
 
 	if (len != 0)
 		return -1;
+	if (client_full(c->cl))	/* its fd table is full, as far as algd goes */
+		return reply(c, UALG_MSG_ACCEPT, 0, -EMFILE, NULL, 0, -1) ? -1 : 0;
 	int r = afalg_accept(c->sk, &op);
 	if (r)
 		return reply(c, UALG_MSG_ACCEPT, 0, r, NULL, 0, -1) ? -1 : 0;
@@ -238,7 +292,9 @@ static int on_accept(struct conn *c, size_t len)
 		return reply(c, UALG_MSG_ACCEPT, 0, r, NULL, 0, -1) ? -1 : 0;
 	}
 	fcntl(sv[0], F_SETFL, O_NONBLOCK);
-	if (!conn_add(sv[0], op, true)) {
+	c->cl->sockets++;
+	if (!conn_add(sv[0], c->cl, op, true)) {
+		client_put(c->cl);
 		close(sv[0]);
 		close(sv[1]);
 		afalg_sock_put(op);
@@ -287,9 +343,14 @@ static int on_send(struct conn *c, const uint8_t *body, size_t len)
 	};
 	if (s.fault && s.len)
 		return -1;
+	/* Only a call's first frame may start one: the types' send() rely
+	 * on it (a hash without its state; found by tests/fuzz). */
+	if (!s.first && !c->sending)
+		return -1;
 	int r = afalg_send(c->sk, &s, progress_now);
 	if (r == AFALG_WAIT)
 		return 1;
+	c->sending = r >= 0 && !s.last;
 	return reply(c, UALG_MSG_SEND, 0, r, NULL, 0, -1) ? -1 : 0;
 }
 
@@ -367,6 +428,7 @@ static int on_cancel(struct conn *c, size_t len)
 	if (len)
 		return -1;
 	struct parked *pk = c->parked;
+	c->sending = false;	/* the interrupted call has ended */
 	if (pk) {
 		c->parked = NULL;
 		const struct ualg_hdr *h = (const struct ualg_hdr *)pk->frame;
@@ -577,7 +639,49 @@ static void on_readable(struct conn *c)
 	ualg_wipe(rxbuf, (size_t)n);
 }
 
-static int listen_on(const char *path)
+/* The socket's directory: created private (0700, or 0711 when the policy
+ * lets other users in: they may pass through but not list or plant files).
+ * An existing one must be owned by us or root and writable by nobody else,
+ * or another user could replace the socket with their own. */
+static int socket_dir(const char *dir, const struct server_opts *opts)
+{
+	const mode_t mode = opts->policy.n ? 0711 : 0700;
+	struct stat st;
+
+	if (mkdir(dir, mode) == 0) {
+		if (chmod(dir, mode) || (opts->drop && chown(dir, opts->uid, opts->gid))) {
+			fprintf(stderr, "algd: cannot set up %s: %s\n", dir, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if (errno != EEXIST || stat(dir, &st)) {
+		fprintf(stderr, "algd: cannot create %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	const bool owner_ok = st.st_uid == 0 || st.st_uid == geteuid() ||
+			      (opts->drop && st.st_uid == opts->uid);
+	if (!S_ISDIR(st.st_mode) || !owner_ok || (st.st_mode & 022)) {
+		fprintf(stderr, "algd: %s must be a directory of root or this user, "
+			"writable by no one else\n", dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* 0600 for algd's own user, 0666 when a policy names others: then
+ * SO_PEERCRED decides (on_listener). */
+static int socket_perms(const char *path, const struct server_opts *opts)
+{
+	if (chmod(path, opts->policy.n ? 0666 : 0600) ||
+	    (opts->drop && chown(path, opts->uid, opts->gid))) {
+		fprintf(stderr, "algd: cannot set up %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int listen_on(const char *path, const struct server_opts *opts)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char dir[sizeof(sa.sun_path)];
@@ -587,15 +691,12 @@ static int listen_on(const char *path)
 		return -1;
 	}
 	strcpy(sa.sun_path, path);
-	/* The directory is ours alone unless an administrator made it. */
 	strcpy(dir, path);
 	char *slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
 		*slash = '\0';
-		if (mkdir(dir, 0700) && errno != EEXIST) {
-			fprintf(stderr, "algd: cannot create %s: %s\n", dir, strerror(errno));
+		if (socket_dir(dir, opts))
 			return -1;
-		}
 	}
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
@@ -607,8 +708,16 @@ static int listen_on(const char *path)
 		return -1;
 	}
 	unlink(path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 128)) {
+	/* No window in which the socket is open to others. */
+	mode_t old = umask(0177);
+	int r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (r || listen(fd, 128)) {
 		fprintf(stderr, "algd: cannot listen on %s: %s\n", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (socket_perms(path, opts)) {
 		close(fd);
 		return -1;
 	}
@@ -641,21 +750,93 @@ static bool peer_is_admin(int fd)
 	return false;
 }
 
+static const struct policy *policy;
+static uid_t self_uid;	/* after the privilege drop */
+static int spare_fd = -1;	/* given up to refuse a client when out of fds */
+
+/* Answers the client's HELLO in advance with why it is refused, and hangs
+ * up: its socket() fails with that errno. */
+static void refuse(int fd, int err)
+{
+	ualg_frame_send(fd, UALG_MSG_HELLO, UALG_HDR_REPLY, -err, NULL, 0, -1);
+	close(fd);
+}
+
+/* Out of fds, the pending connection would keep the listener readable
+ * forever: free a spare fd to take it and refuse it. */
+static void refuse_one_pending(int lfd)
+{
+	if (spare_fd < 0)
+		return;
+	close(spare_fd);
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd >= 0)
+		refuse(fd, EMFILE);
+	spare_fd = dup(lfd);
+}
+
+static void on_connection(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || len != sizeof(cred)) {
+		close(fd);
+		return;
+	}
+	if (!policy_allows(policy, cred.uid, cred.gid, self_uid)) {
+		logmsg(1, "refused uid %u gid %u (pid %d)", cred.uid, cred.gid, cred.pid);
+		refuse(fd, EACCES);
+		return;
+	}
+	struct client *cl = client_get(cred.uid);
+	if (!cl) {
+		refuse(fd, ENOMEM);
+		return;
+	}
+	if (client_full(cl)) {
+		client_put(cl);
+		refuse(fd, EMFILE);
+		return;
+	}
+	struct alg_sock *sk = afalg_sock_new();
+	struct conn *c = sk ? conn_add(fd, cl, sk, false) : NULL;
+	if (!c) {
+		afalg_sock_put(sk);
+		client_put(cl);
+		refuse(fd, ENOMEM);
+		return;
+	}
+	c->admin = peer_is_admin(fd);
+}
+
 static void on_listener(int lfd)
 {
 	for (;;) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-		if (fd < 0)
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE)
+				refuse_one_pending(lfd);
 			return;
-		struct alg_sock *sk = afalg_sock_new();
-		struct conn *c = sk ? conn_add(fd, sk, false) : NULL;
-		if (!c) {
-			afalg_sock_put(sk);
-			close(fd);
-			continue;
 		}
-		c->admin = peer_is_admin(fd);
+		on_connection(fd);
 	}
+}
+
+/* Once listening: the buffer that sees keys in transit is locked and kept
+ * out of cores; then privileges go and the syscall filter comes. */
+static int confine(const struct server_opts *opts)
+{
+	mlock(rxbuf, sizeof(rxbuf));
+	madvise(rxbuf, sizeof(rxbuf), MADV_DONTDUMP);
+	if (opts->drop && sandbox_drop_privileges(opts->uid, opts->gid))
+		return -1;
+	self_uid = geteuid();
+	if (opts->no_seccomp) {
+		logmsg(0, "warning: running without the seccomp filter");
+		return 0;
+	}
+	return sandbox_seccomp();
 }
 
 int server_run(const struct server_opts *opts)
@@ -664,9 +845,14 @@ int server_run(const struct server_opts *opts)
 	sigset_t mask;
 
 	verbose = opts->verbose;
-	int lfd = listen_on(opts->socket_path);
+	policy = &opts->policy;
+	if (opts->max_sockets)
+		max_sockets = opts->max_sockets;
+	sandbox_limits();
+	int lfd = listen_on(opts->socket_path, opts);
 	if (lfd < 0)
 		return 1;
+	spare_fd = dup(lfd);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
@@ -681,6 +867,8 @@ int server_run(const struct server_opts *opts)
 	epoll_ctl(epfd, EPOLL_CTL_ADD, lfd, &ev);
 	ev.data.ptr = &signal_tag;
 	epoll_ctl(epfd, EPOLL_CTL_ADD, sfd, &ev);
+	if (confine(opts))
+		return 1;
 
 	if (opts->ready_fd >= 0) {
 		(void)!write(opts->ready_fd, "1", 1);

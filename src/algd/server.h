@@ -2,11 +2,24 @@
 #ifndef UALG_ALGD_SERVER_H
 #define UALG_ALGD_SERVER_H
 
+#include "policy.h"
+
+#include <stdbool.h>
+#include <sys/types.h>
+
 struct server_opts {
 	const char *socket_path;
 	int ready_fd;		/* written to once listening, or -1 */
 	int verbose;
+	struct policy policy;	/* who may connect */
+	unsigned max_sockets;	/* per client uid, transform and op sockets */
+	bool drop;		/* started as root: become uid:gid once listening */
+	uid_t uid;
+	gid_t gid;
+	bool no_seccomp;	/* for debuggers and sanitizers only */
 };
+
+#define SERVER_MAX_SOCKETS_DEFAULT 4096
 
 /* Runs until SIGTERM/SIGINT; returns the exit status. */
 int server_run(const struct server_opts *opts);

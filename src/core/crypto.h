@@ -229,4 +229,18 @@ int ualg_selftest_run(struct ualg_alg *alg);
 /* Wipes memory the compiler may not elide. */
 void ualg_wipe(void *p, size_t len);
 
+/* Key memory (secmem.c).  ualg_secmem_init() installs the allocator hooks
+ * and the locked heap: call it first in main(), before any OpenSSL use.
+ * Returns 0, 1 when the heap works but could not be locked, -1 on failure.
+ * Without it the functions below fall back to malloc (unit tests). */
+int ualg_secmem_init(size_t heap_size);
+/* Between begin and end every OpenSSL allocation is in the secure heap;
+ * end returns -ENOMEM when one failed because the heap was full. */
+void ualg_secure_begin(void);
+int ualg_secure_end(void);
+bool ualg_secure_active(void);
+void *ualg_secure_zalloc(size_t n);
+void ualg_secure_free(void *p);	/* wipes; NULL is fine */
+size_t ualg_secure_used(void);
+
 #endif

@@ -27,11 +27,41 @@ static bool alg_keyed(const struct ualg_alg *alg)
 	return false;
 }
 
+/* A secure section around work on a keyed transform; unkeyed ones (plain
+ * hashes) stay out of the locked heap, which is small. */
+static bool keyed_begin(const struct ualg_alg *alg)
+{
+	if (!alg_keyed(alg))
+		return false;
+	ualg_secure_begin();
+	return true;
+}
+
+static int keyed_end(bool begun)
+{
+	return begun ? ualg_secure_end() : 0;
+}
+
+/* A keyed transform's context, and whatever OpenSSL allocates for it, is
+ * key memory (secmem.c). */
+static void *ctx_alloc(const struct ualg_alg *alg)
+{
+	const size_t n = alg->ctxsize ? alg->ctxsize : 1;
+
+	return alg_keyed(alg) ? ualg_secure_zalloc(n) : calloc(1, n);
+}
+
+static void ctx_free(void *ctx, size_t len)
+{
+	ualg_wipe(ctx, len);
+	ualg_secure_free(ctx);	/* either heap */
+}
+
 struct ualg_tfm *ualg_tfm_new(struct ualg_alg *alg, int *err)
 {
 	struct ualg_tfm *tfm = calloc(1, sizeof(*tfm));
 
-	if (!tfm || !(tfm->ctx = calloc(1, alg->ctxsize ? alg->ctxsize : 1))) {
+	if (!tfm || !(tfm->ctx = ctx_alloc(alg))) {
 		free(tfm);
 		*err = ENOMEM;
 		return NULL;
@@ -41,9 +71,16 @@ struct ualg_tfm *ualg_tfm_new(struct ualg_alg *alg, int *err)
 	if (alg->type == UALG_ALG_AEAD)
 		tfm->authsize = alg->u.aead.maxauthsize;
 	if (alg->init_tfm) {
+		bool begun = keyed_begin(alg);
 		int r = alg->init_tfm(tfm);
+		int full = keyed_end(begun);
+		if (!r && full) {
+			if (alg->exit_tfm)
+				alg->exit_tfm(tfm);
+			r = full;
+		}
 		if (r) {
-			free(tfm->ctx);
+			ctx_free(tfm->ctx, alg->ctxsize);
 			free(tfm);
 			*err = -r;
 			return NULL;
@@ -59,8 +96,7 @@ void ualg_tfm_free(struct ualg_tfm *tfm)
 		return;
 	if (tfm->alg->exit_tfm)
 		tfm->alg->exit_tfm(tfm);
-	ualg_wipe(tfm->ctx, tfm->alg->ctxsize);
-	free(tfm->ctx);
+	ctx_free(tfm->ctx, tfm->alg->ctxsize);
 	ualg_alg_put(tfm->alg);
 	free(tfm);
 }
@@ -73,39 +109,51 @@ bool ualg_tfm_has_setkey(const struct ualg_tfm *tfm)
 	       (alg->type == UALG_ALG_SHASH && alg->u.shash.setkey);
 }
 
+/* A length outside the algorithm's range is refused before the key is
+ * touched, so the old key stays usable (crypto_skcipher_setkey()). */
+static bool key_length_ok(const struct ualg_alg *alg, size_t len)
+{
+	switch (alg->type) {
+	case UALG_ALG_CIPHER:
+		return len >= alg->u.cipher.min_keysize && len <= alg->u.cipher.max_keysize;
+	case UALG_ALG_SKCIPHER:
+		return len >= alg->u.skcipher.min_keysize && len <= alg->u.skcipher.max_keysize;
+	default:
+		return true;	/* each AEAD checks its own key format */
+	}
+}
+
+static int driver_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
+{
+	const struct ualg_alg *alg = tfm->alg;
+
+	switch (alg->type) {
+	case UALG_ALG_CIPHER: return alg->u.cipher.setkey(tfm, key, len);
+	case UALG_ALG_SKCIPHER: return alg->u.skcipher.setkey(tfm, key, len);
+	case UALG_ALG_SHASH: return alg->u.shash.setkey(tfm, key, len);
+	case UALG_ALG_AEAD: return alg->u.aead.setkey(tfm, key, len);
+	default: return -EINVAL;
+	}
+}
+
 /* A failed setkey by the driver leaves the transform needing a key, as the
- * kernel's CRYPTO_TFM_NEED_KEY: no operation may run on a half-set key. */
+ * kernel's CRYPTO_TFM_NEED_KEY: no operation may run on a half-set key.
+ * Whatever the driver allocates meanwhile is key memory (secmem.c). */
 int ualg_tfm_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
 {
 	const struct ualg_alg *alg = tfm->alg;
-	int r;
 
-	switch (alg->type) {
-	/* A length outside the algorithm's range is refused before the key is
-	 * touched, so the old key stays usable (crypto_skcipher_setkey()). */
-	case UALG_ALG_CIPHER:
-		if (len < alg->u.cipher.min_keysize || len > alg->u.cipher.max_keysize)
-			return -EINVAL;
-		r = alg->u.cipher.setkey(tfm, key, len);
-		break;
-	case UALG_ALG_SKCIPHER:
-		if (len < alg->u.skcipher.min_keysize || len > alg->u.skcipher.max_keysize)
-			return -EINVAL;
-		r = alg->u.skcipher.setkey(tfm, key, len);
-		break;
-	case UALG_ALG_SHASH:
-		if (!alg->u.shash.setkey)
-			return -ENOSYS;
-		r = alg->u.shash.setkey(tfm, key, len);
-		break;
-	case UALG_ALG_AEAD:	/* each AEAD checks its own key format */
-		r = alg->u.aead.setkey(tfm, key, len);
-		break;
-	case UALG_ALG_RNG:	/* a seed, not a key: nothing to lose on failure */
+	if (alg->type == UALG_ALG_RNG)	/* a seed, not a key: nothing to lose on failure */
 		return ualg_rng_seed(tfm, key, len);
-	default:
-		r = -EINVAL;
-	}
+	if (alg->type == UALG_ALG_SHASH && !alg->u.shash.setkey)
+		return -ENOSYS;
+	if (!key_length_ok(alg, len))
+		return -EINVAL;
+	ualg_secure_begin();
+	int r = driver_setkey(tfm, key, len);
+	int full = ualg_secure_end();
+	if (full)
+		r = full;	/* the kernel's setkey would fail its kmalloc */
 	/* An optional key that failed leaves the hash usable, as the kernel's
 	 * shash_set_needkey() does only for algorithms that need one. */
 	tfm->need_key = r != 0 && alg_keyed(alg);
@@ -127,11 +175,28 @@ unsigned ualg_hash_digestsize(const struct ualg_tfm *tfm)
 	return tfm->alg->u.shash.digestsize;
 }
 
+/* A keyed hash's state holds key-derived values (HMAC's padded states);
+ * so does any state made while a key is set (hmac template's ipad/opad). */
 static int desc_alloc(struct ualg_hash_desc *desc, struct ualg_tfm *tfm)
 {
+	const size_t n = tfm->alg->u.shash.descsize ? tfm->alg->u.shash.descsize : 1;
+
 	desc->tfm = tfm;
-	desc->state = calloc(1, tfm->alg->u.shash.descsize ? tfm->alg->u.shash.descsize : 1);
+	desc->state = alg_keyed(tfm->alg) || ualg_secure_active() ? ualg_secure_zalloc(n)
+								   : calloc(1, n);
 	return desc->state ? 0 : -ENOMEM;
+}
+
+/* Ends the section around a keyed hash operation that made a state. */
+static int keyed_state_done(struct ualg_hash_desc *desc, int r, bool begun)
+{
+	int full = keyed_end(begun);
+
+	if (!r && full) {
+		ualg_hash_exit(desc);
+		r = full;
+	}
+	return r;
 }
 
 /* (Re)starts a hash; an existing state is released first. */
@@ -139,17 +204,17 @@ int ualg_hash_init(struct ualg_hash_desc *desc, struct ualg_tfm *tfm)
 {
 	if (tfm->need_key)
 		return -ENOKEY;
+	bool begun = keyed_begin(tfm->alg);
+	int r = 0;
 	if (desc->state && desc->tfm == tfm) {
 		tfm->alg->u.shash.exit(desc);
 	} else {
 		ualg_hash_exit(desc);
-		if (desc_alloc(desc, tfm))
-			return -ENOMEM;
+		r = desc_alloc(desc, tfm);
 	}
-	int r = tfm->alg->u.shash.init(desc);
-	if (r)
+	if (!r && (r = tfm->alg->u.shash.init(desc)))
 		ualg_hash_exit(desc);
-	return r;
+	return keyed_state_done(desc, r, begun);
 }
 
 int ualg_hash_update(struct ualg_hash_desc *desc, const uint8_t *data, size_t len)
@@ -169,12 +234,11 @@ int ualg_hash_final(struct ualg_hash_desc *desc, uint8_t *out)
 int ualg_hash_clone(struct ualg_hash_desc *dst, const struct ualg_hash_desc *src)
 {
 	ualg_hash_exit(dst);
-	if (desc_alloc(dst, src->tfm))
-		return -ENOMEM;
-	int r = src->tfm->alg->u.shash.clone(dst, src);
-	if (r)
+	bool begun = keyed_begin(src->tfm->alg);
+	int r = desc_alloc(dst, src->tfm);
+	if (!r && (r = src->tfm->alg->u.shash.clone(dst, src)))
 		ualg_hash_exit(dst);
-	return r;
+	return keyed_state_done(dst, r, begun);
 }
 
 void ualg_hash_exit(struct ualg_hash_desc *desc)
@@ -182,8 +246,7 @@ void ualg_hash_exit(struct ualg_hash_desc *desc)
 	if (!desc->state)
 		return;
 	desc->tfm->alg->u.shash.exit(desc);
-	ualg_wipe(desc->state, desc->tfm->alg->u.shash.descsize);
-	free(desc->state);
+	ctx_free(desc->state, desc->tfm->alg->u.shash.descsize);
 	desc->state = NULL;
 }
 

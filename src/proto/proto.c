@@ -131,14 +131,21 @@ int ualg_hello(int sock)
 	struct ualg_hdr h;
 	int r = ualg_frame_send(sock, UALG_MSG_HELLO, 0, 0, &part, 1, -1);
 
-	if (r)
+	/* A refusing algd may have hung up already, its answer still queued. */
+	if (r && r != -EPIPE && r != -ECONNRESET)
 		return r;
 	ssize_t n;
 	do
 		n = ualg_frame_recv(sock, &h, NULL, 0, NULL, 1);
 	while (n == -EINTR);
+	/* algd closed before reading our HELLO: the kernel reports the reset
+	 * first, then the answer algd queued before it. */
+	if (n == -ECONNRESET)
+		n = ualg_frame_recv(sock, &h, NULL, 0, NULL, 1);
 	if (n < 0)
 		return (int)n;
+	if (n > 0 && h.type == UALG_MSG_HELLO && h.result < 0 && h.result > -4096)
+		return h.result;	/* refused: by policy (EACCES) or a limit (EMFILE) */
 	return n > 0 && h.type == UALG_MSG_HELLO && h.result == UALG_PROTO_VERSION ? 0 : -EPROTO;
 }
 

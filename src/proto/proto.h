@@ -272,7 +272,8 @@ ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body
 
 /* The client's greeting on a new connection to algd: sends HELLO and
  * checks the reply.  Returns 0, or -EPROTO when algd does not answer with
- * this protocol version (or -errno of the exchange). */
+ * this protocol version, algd's -errno when it refuses the client (EACCES
+ * by policy, EMFILE over its socket limit), or -errno of the exchange. */
 int ualg_hello(int sock);
 
 /* One administration request on a greeted connection: sends q, receives

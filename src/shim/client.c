@@ -34,7 +34,9 @@ int client_connect(int type_flags)
 		real.close(fd);
 		return -EAFNOSUPPORT;
 	}
-	int r = ualg_hello(fd) ? -EAFNOSUPPORT : 0;
+	int r = ualg_hello(fd);
+	if (r && r != -EACCES && r != -EMFILE)
+		r = -EAFNOSUPPORT;	/* not an algd we can talk to */
 	if (!r && (type_flags & SOCK_NONBLOCK))
 		r = real.fcntl(fd, F_SETFL, O_NONBLOCK) ? -errno : 0;
 	if (r) {

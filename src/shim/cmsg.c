@@ -103,20 +103,25 @@ static void walk(const uint8_t *buf, size_t size, struct shim_ctl *ctl)
 					ctl->invalid = true;
 					return;
 				}
-				ctl->ivlen = get_u32(data);
-				if (c.cmsg_len < kcmsg_len((size_t)ctl->ivlen + sizeof(struct af_alg_iv))) {
+			{
+				/* ctl->iv and ivlen change only together, and only
+				 * for a valid IV (found by tests/fuzz/fuzz_cmsg.c). */
+				const uint32_t ivlen = get_u32(data);
+				if (c.cmsg_len < kcmsg_len((size_t)ivlen + sizeof(struct af_alg_iv))) {
 					ctl->invalid = true;
 					return;
 				}
 				/* Longer than any cipher's IV: the length check
 				 * after parsing would reject it anyway. */
-				if (ctl->ivlen > UALG_IV_MAX) {
+				if (ivlen > UALG_IV_MAX) {
 					ctl->invalid = true;
 					return;
 				}
+				ctl->ivlen = ivlen;
 				ctl->has_iv = true;
 				memcpy(ctl->iv, data + sizeof(struct af_alg_iv), ctl->ivlen);
 				break;
+			}
 			case ALG_SET_OP:
 			case ALG_SET_AEAD_ASSOCLEN:
 				if (c.cmsg_len < kcmsg_len(sizeof(uint32_t))) {

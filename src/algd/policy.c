@@ -1,0 +1,102 @@
+/* The client allow-list (see policy.h).  Parsed strictly: one bad byte
+ * rejects the whole option, so a typo never widens access. */
+#include "policy.h"
+
+#include <grp.h>
+#include <pwd.h>
+#include <string.h>
+
+#define ID_MAX 0xfffffffeu	/* (uid_t)-1 means "no id" */
+#define NAME_MAX_LEN 32
+
+static bool parse_number(const char *s, size_t len, uint32_t *out)
+{
+	uint64_t v = 0;
+
+	if (len == 0 || len > 10 || (len > 1 && s[0] == '0'))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (v > ID_MAX)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+/* Debian's NAME_REGEX, in short: [a-z_][a-z0-9_-]* */
+static bool valid_name(const char *s, size_t len)
+{
+	if (len == 0 || len > NAME_MAX_LEN || !((s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
+		return false;
+	for (size_t i = 1; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+		      s[i] == '_' || s[i] == '-'))
+			return false;
+	return true;
+}
+
+static bool resolve_name(const char *s, size_t len, bool is_gid, uint32_t *out)
+{
+	char name[NAME_MAX_LEN + 1];
+
+	if (!valid_name(s, len))
+		return false;
+	memcpy(name, s, len);
+	name[len] = '\0';
+	if (is_gid) {
+		const struct group *g = getgrnam(name);
+		if (g)
+			*out = g->gr_gid;
+		return g != NULL;
+	}
+	const struct passwd *pw = getpwnam(name);
+	if (pw)
+		*out = pw->pw_uid;
+	return pw != NULL;
+}
+
+static bool parse_entry(const char *s, size_t len, struct policy_entry *e)
+{
+	if (len > 4 && !memcmp(s, "uid:", 4))
+		e->is_gid = false;
+	else if (len > 4 && !memcmp(s, "gid:", 4))
+		e->is_gid = true;
+	else
+		return false;
+	s += 4, len -= 4;
+	if (s[0] >= '0' && s[0] <= '9')
+		return parse_number(s, len, &e->id);
+	return resolve_name(s, len, e->is_gid, &e->id);
+}
+
+int policy_parse(struct policy *p, const char *spec)
+{
+	struct policy next = *p;
+
+	for (const char *s = spec;;) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+		if (next.n == POLICY_MAX || !parse_entry(s, len, &next.e[next.n]))
+			return -1;
+		next.n++;
+		if (!comma)
+			break;
+		s = comma + 1;
+	}
+	*p = next;
+	return 0;
+}
+
+bool policy_allows(const struct policy *p, uid_t uid, gid_t gid, uid_t self)
+{
+	(void)self;
+	if (uid == 0 || p->n == 0)
+		return true;
+	for (unsigned i = 0; i < p->n; i++)
+		if (p->e[i].id == (p->e[i].is_gid ? gid : uid))
+			return true;
+	return false;
+}

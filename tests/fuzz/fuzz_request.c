@@ -1,0 +1,110 @@
+/* libFuzzer: algd's request handling, from the bytes of a frame to the
+ * AF_ALG socket logic (src/proto/proto.c's framing, src/algd/server.c's
+ * parsing and dispatch, afalg.c and algif_*.c).  server.c is included so
+ * that its static handlers run exactly as in algd, over real socketpairs.
+ *
+ * Input: a sequence of [target:1][len:2 LE][frame:len]; target 0 is the
+ * transform socket, 1 the op socket most recently accepted. */
+#include "../../src/algd/server.c"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct policy no_policy;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc, (void)argv;
+	signal(SIGPIPE, SIG_IGN);
+	policy = &no_policy;
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	return epfd < 0 || ualg_core_init() ? 1 : 0;
+}
+
+/* Reads the replies algd sent to a client end; returns the last fd passed
+ * with them (an accepted op socket), closing earlier ones, or -1. */
+static int drain(int fd)
+{
+	struct ualg_hdr h;
+	static uint8_t buf[UALG_FRAME_MAX];
+	struct iovec body = { buf, sizeof(buf) };
+	int passed, last = -1;
+
+	while (ualg_frame_recv(fd, &h, &body, 1, &passed, 1) > 0) {
+		if (passed >= 0) {
+			if (last >= 0)
+				close(last);
+			last = passed;
+		}
+	}
+	return last;
+}
+
+static void keep_newest(int *opfd, int passed)
+{
+	if (passed < 0)
+		return;
+	if (*opfd >= 0)
+		close(*opfd);
+	fcntl(passed, F_SETFL, O_NONBLOCK);	/* drain() must never wait */
+	*opfd = passed;
+}
+
+static bool alive(const struct conn *c)
+{
+	for (const struct conn *o = conns; o; o = o->next)
+		if (o == c)
+			return true;
+	return false;
+}
+
+/* Serves whatever every connection has pending, as one epoll round. */
+static void serve_all(void)
+{
+	struct conn *snap[256];
+	unsigned n = 0;
+
+	for (struct conn *o = conns; o && n < 256; o = o->next)
+		snap[n++] = o;
+	for (unsigned i = 0; i < n; i++)
+		if (alive(snap[i]))
+			on_readable(snap[i]);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	int sv[2], opfd = -1;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return 0;
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	fcntl(sv[1], F_SETFL, O_NONBLOCK);
+	struct client *cl = client_get(0);
+	struct alg_sock *sk = afalg_sock_new();
+	if (!cl || !sk || !conn_add(sv[0], cl, sk, false)) {
+		close(sv[0]);
+		close(sv[1]);
+		return 0;
+	}
+	while (size >= 3 && conns) {
+		const int target = data[0] & 1;
+		size_t n = (size_t)data[1] | (size_t)data[2] << 8;
+		data += 3, size -= 3;
+		if (n > size)
+			n = size;
+		int fd = target && opfd >= 0 ? opfd : sv[1];
+		if (send(fd, data, n, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno != EAGAIN)
+			break;
+		data += n, size -= n;
+		serve_all();
+		keep_newest(&opfd, drain(sv[1]));
+		if (opfd >= 0)
+			keep_newest(&opfd, drain(opfd));
+	}
+	if (opfd >= 0)
+		close(opfd);
+	close(sv[1]);
+	while (conns)
+		conn_close(conns);
+	return 0;
+}

@@ -1,0 +1,462 @@
+#!/usr/bin/env python3
+"""algd as a security boundary, under faults and hostile clients.
+
+Runs under ualg-run (AF_ALG goes to algd through the shim) and starts its
+own algd instances, which it kills and restarts.  Checks confinement
+(seccomp, privileges, socket permissions, the SO_PEERCRED policy), that a
+client killed mid-operation leaves nothing behind, that clients of a
+killed algd get an errno instead of hanging, 1000 op sockets across 50
+processes, a client that never reads, and that no key stays in algd's
+memory once its socket is closed.  Prints TAP lines and 'N passed, N failed'.
+
+Expected values come from Python's hashlib/hmac, never from algd.  Waits
+are bounded but generous: nothing depends on timing."""
+import hashlib
+import hmac
+import os
+import re
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+ALGD = sys.argv[1]
+TMP = tempfile.mkdtemp(prefix="ualg-faults.")
+os.chmod(TMP, 0o711)    # clients of other uids (test_policy) pass through
+ROOT = os.geteuid() == 0
+EXTRA = os.environ.get("UALG_ALGD_OPTS", "").split()
+results = []
+
+
+def result(name, ok, why=""):
+    results.append(ok)
+    print(("ok - " if ok else "not ok - ") + name + (f" ({why})" if why and not ok else ""),
+          flush=True)
+
+
+def wait_for(cond, timeout=20.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
+class Algd:
+    def __init__(self, name, *opts, user=True):
+        self.path = os.path.join(TMP, name, "algd.sock")
+        self.opts = list(opts) + EXTRA + (["--user", "nobody"] if ROOT and user else [])
+        self.start()
+
+    def start(self):
+        r, w = os.pipe()
+        self.log = open(os.path.join(TMP, os.path.basename(os.path.dirname(self.path)) + ".log"), "a")
+        self.proc = subprocess.Popen(
+            [ALGD, "--socket", self.path, "--ready-fd", str(w)] + self.opts,
+            pass_fds=[w], stderr=self.log, env=dict(os.environ, LD_PRELOAD=""))
+        os.close(w)
+        ready = os.read(r, 1)
+        os.close(r)
+        assert ready == b"1", "algd did not start"
+        self.pid = self.proc.pid
+
+    def kill(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait()
+
+    def fds(self):
+        return len(os.listdir(f"/proc/{self.pid}/fd"))
+
+    def status(self, field):
+        with open(f"/proc/{self.pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return line.split(":", 1)[1].split()
+        return []
+
+    def rss_kib(self):
+        return int(self.status("VmRSS")[0])
+
+    def env(self):
+        return dict(os.environ, UALG_SOCKET=self.path)
+
+
+def client(algd, code, *args, user=None):
+    """A Python client process under the shim (inherited LD_PRELOAD)."""
+    pre = (lambda: (os.setgroups([]), os.setgid(user), os.setuid(user))) if user else None
+    # Another uid may not reach this interpreter (e.g. under /root).
+    python = "/usr/bin/python3" if user and os.path.exists("/usr/bin/python3") else sys.executable
+    return subprocess.Popen([python, "-c", CLIENT_LIB + code] + [str(a) for a in args],
+                            env=algd.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, preexec_fn=pre)
+
+
+CLIENT_LIB = r'''
+import hashlib, hmac, os, socket, sys
+def tfm(typ, name, key=None):
+    s = socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET, 0)
+    s.bind((typ, name))
+    if key is not None:
+        s.setsockopt(socket.SOL_ALG, socket.ALG_SET_KEY, key)
+    return s
+def say(*a):
+    print(*a, flush=True)
+'''
+
+
+# ---- confinement -------------------------------------------------------
+
+def test_confinement(algd):
+    seccomp = algd.status("Seccomp")
+    if "--no-seccomp" in EXTRA:
+        result("seccomp filter (skipped: --no-seccomp)", True)
+    else:
+        result("algd runs under a seccomp filter (Seccomp: 2, NoNewPrivs: 1)",
+               seccomp == ["2"] and algd.status("NoNewPrivs") == ["1"], f"{seccomp}")
+    if ROOT:
+        nobody = int(subprocess.run(["id", "-u", "nobody"], capture_output=True,
+                                    text=True).stdout)
+        uids = [int(u) for u in algd.status("Uid")]
+        gids = algd.status("Groups")
+        result("started as root, algd runs as nobody with no groups",
+               uids == [nobody] * 4 and gids == [], f"uids {uids} groups {gids}")
+    with open(f"/proc/{algd.pid}/limits") as f:
+        core = [l for l in f if l.startswith("Max core file size")]
+    result("algd can write no core file (RLIMIT_CORE 0)", core and core[0].split()[4] == "0")
+    d = os.stat(os.path.dirname(algd.path)).st_mode & 0o777
+    s = os.stat(algd.path).st_mode & 0o777
+    result(f"socket dir 0700, socket 0600 (got {d:o}, {s:o})", d == 0o700 and s == 0o600)
+
+
+def test_bad_allow_lists():
+    for spec in ["uid:12x", "uid:", "uid:-1", "uid:4294967295", "uid:01", "gid:no_such_group_x",
+                 "pid:1", "uid:1,", ",uid:1", "uid:1 ", "uid:A"]:
+        p = subprocess.run([ALGD, "--socket", os.path.join(TMP, "never", "s"), "--allow", spec],
+                           capture_output=True)
+        result(f"--allow {spec!r} is refused at start-up", p.returncode == 2, f"rc {p.returncode}")
+
+
+PEER_CLIENT = r'''
+try:
+    s = tfm("hash", "sha256")
+except OSError as e:
+    say("errno", e.errno); sys.exit(0)
+op, _ = s.accept(); op.sendall(b"abc")
+say("digest", op.recv(64).hex())
+'''
+
+
+def test_policy():
+    if not ROOT:
+        result("SO_PEERCRED policy (skipped: needs root to run clients as other uids)", True)
+        return
+    algd = Algd("policy", "--allow", "uid:4242,gid:4343")
+    d = os.stat(os.path.dirname(algd.path)).st_mode & 0o777
+    s = os.stat(algd.path).st_mode & 0o777
+    result(f"with an --allow list: dir 0711, socket 0666 (got {d:o}, {s:o})",
+           d == 0o711 and s == 0o666)
+    want = "digest " + hashlib.sha256(b"abc").hexdigest()
+    for uid, expect in [(4242, want), (4343, want), (4244, "errno 13")]:
+        out = client(algd, PEER_CLIENT, user=uid).communicate(timeout=30)[0].strip()
+        # gid 4343 is uid 4343's group (setgid(user) above)
+        result(f"uid {uid}: {expect.split()[0]} as the policy says", out == expect, out)
+    algd.stop()
+
+
+# ---- clients killed mid-operation --------------------------------------
+
+MID_OP_CLIENT = r'''
+key = bytes(range(32))
+sk = tfm("skcipher", "cbc(aes)", key)
+op, _ = sk.accept()
+op.sendmsg_afalg([b"x" * 4000], op=socket.ALG_OP_ENCRYPT, iv=b"\0" * 16, flags=socket.MSG_MORE)
+h = tfm("hash", "hmac(sha256)", key)
+hop, _ = h.accept()
+hop.send(b"partial", socket.MSG_MORE)
+extra = [sk.accept()[0] for _ in range(5)]
+say("ready")
+sys.stdin.readline()
+'''
+
+
+def test_sigkill_clients(algd):
+    base = algd.fds()
+    rss = []
+    for round_ in range(4):
+        procs = [client(algd, MID_OP_CLIENT) for _ in range(10)]
+        ready = all(p.stdout.readline().strip() == "ready" for p in procs)
+        held = algd.fds()
+        for p in procs:
+            p.kill()
+            p.wait()
+        back = wait_for(lambda: algd.fds() == base)
+        if round_ == 0:
+            result(f"10 clients mid-operation held {held - base} sockets in algd", ready and
+                   held - base == 10 * 9, f"ready {ready}")
+            result("SIGKILLed clients: algd closes every socket (fd count back to baseline)",
+                   back, f"{algd.fds()} fds, baseline {base}")
+        rss.append(algd.rss_kib())
+    # Rounds 2-4 reuse what round 1 freed: no growth beyond allocator noise.
+    result(f"memory does not grow over kill rounds (VmRSS KiB {rss})",
+           max(rss[1:]) <= rss[0] + 1024)
+    result("algd alive after the killed clients", algd.proc.poll() is None)
+
+
+# ---- algd killed and restarted -----------------------------------------
+
+RESTART_CLIENT = r'''
+import errno, select
+h = tfm("hash", "sha256")
+op, _ = h.accept()
+say("ready")
+sys.stdin.readline()            # algd has been killed meanwhile
+for what, call in [("send", lambda: op.send(b"abc")), ("recv", lambda: op.recv(64)),
+                   ("accept", lambda: h.accept()),
+                   ("setkey", lambda: h.setsockopt(socket.SOL_ALG, socket.ALG_SET_KEY, b"k"))]:
+    try:
+        r = call()
+        say(what, "returned", r if not isinstance(r, tuple) else "a socket")
+    except OSError as e:
+        say(what, "errno", errno.errorcode.get(e.errno, e.errno))
+sys.stdin.readline()            # algd has been restarted
+n = tfm("hash", "sha256"); o, _ = n.accept(); o.sendall(b"abc")
+say("new", o.recv(64).hex())
+'''
+
+
+def test_restart(algd):
+    procs = [client(algd, RESTART_CLIENT) for _ in range(3)]
+    ready = all(p.stdout.readline().strip() == "ready" for p in procs)
+    algd.kill()
+    outs = []
+    for p in procs:
+        p.stdin.write("\n")
+        p.stdin.flush()
+    for p in procs:
+        lines = [p.stdout.readline().strip() for _ in range(4)]
+        outs.append(lines)
+    algd.start()
+    for p in procs:
+        p.stdin.write("\n")
+        p.stdin.flush()
+    finals = []
+    for p in procs:
+        try:
+            finals.append(p.communicate(timeout=30)[0].strip())
+        except subprocess.TimeoutExpired:
+            p.kill()
+            finals.append("hang")
+    clean = {"EPIPE", "ECONNRESET", "ENOTCONN", "EBADF"}
+    ok = ready and all(len(lines) == 4 and all(
+        (l.split()[1] == "errno" and l.split()[2] in clean) or l == "recv returned b''"
+        for l in lines) for lines in outs)
+    result("after algd is killed, held sockets fail with EPIPE/ECONNRESET or EOF, no hang",
+           ok, repr(outs[0]))
+    want = "new " + hashlib.sha256(b"abc").hexdigest()
+    result("after algd restarts, new sockets in the same processes work",
+           all(f == want for f in finals), repr(finals))
+
+
+# ---- many sockets ---------------------------------------------------------
+
+MANY_CLIENT = r'''
+i = int(sys.argv[1])
+key = b"key-%d" % i
+h = tfm("hash", "hmac(sha256)", key)
+ops = [h.accept()[0] for _ in range(20)]
+say("ready")
+sys.stdin.readline()
+bad = 0
+for j, op in enumerate(ops):
+    msg = b"message %d %d" % (i, j)
+    op.sendall(msg)
+    bad += op.recv(64) != hmac.new(key, msg, hashlib.sha256).digest()
+say("done", bad)
+'''
+
+
+def test_many(algd):
+    base = algd.fds()
+    procs = [client(algd, MANY_CLIENT, i) for i in range(50)]
+    ready = sum(p.stdout.readline().strip() == "ready" for p in procs)
+    held = algd.fds() - base
+    for p in procs:
+        p.stdin.write("\n")
+        p.stdin.flush()
+    outs = [p.communicate(timeout=60)[0].strip() for p in procs]
+    result(f"50 processes hold 1000 op + 50 transform sockets at once (algd holds {held})",
+           ready == 50 and held >= 1050)
+    result("each of the 1000 op sockets computes its own HMAC (hashlib reference)",
+           outs == ["done 0"] * 50, repr(outs[:2]))
+    result("all 1050 sockets released", wait_for(lambda: algd.fds() == base))
+
+
+def test_limit():
+    algd = Algd("limit", "--max-sockets", "8")
+    code = r'''
+import errno
+h = tfm("hash", "sha256")
+ops = []
+try:
+    for _ in range(10):
+        ops.append(h.accept()[0])
+except OSError as e:
+    say(len(ops), errno.errorcode[e.errno])
+try:
+    more = [tfm("hash", "sha256") for _ in range(3)]
+    say("socket ok")
+except OSError as e:
+    say("socket", errno.errorcode[e.errno])
+del ops[0]
+import time; time.sleep(0.2)
+ops.append(h.accept()[0]); ops[-1].sendall(b"abc"); say(ops[-1].recv(64).hex())
+'''
+    out = client(algd, code).communicate(timeout=30)[0].split("\n")
+    want = ["7 EMFILE", "socket EMFILE", hashlib.sha256(b"abc").hexdigest()]
+    result("--max-sockets 8: the 9th socket (accept or socket) fails with EMFILE, "
+           "a freed one can be reused", out[:3] == want, repr(out))
+    algd.stop()
+
+
+# ---- a client that never reads -------------------------------------------
+
+HDR = struct.Struct("=IHHiI")
+
+
+def raw_frame(typ, body=b""):
+    return HDR.pack(HDR.size + len(body), typ, 0, 0, 0) + body
+
+
+def test_slow_reader(algd):
+    slow = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    slow.connect(algd.path)
+    slow.send(raw_frame(1, struct.pack("=IHH", 0x55414C47, 1, 1)))
+    slow.setblocking(False)
+    sent = 0
+    try:
+        for _ in range(100000):     # POLL requests whose replies are never read
+            slow.send(raw_frame(7))
+            sent += 1
+    except (BlockingIOError, BrokenPipeError, ConnectionResetError):
+        pass
+    code = r'''
+for i in range(200):
+    h = tfm("hash", "sha256"); op, _ = h.accept(); op.sendall(b"%d" % i)
+    if op.recv(64) != hashlib.sha256(b"%d" % i).digest(): say("bad"); sys.exit(1)
+say("200 ok")
+'''
+    try:
+        out = client(algd, code).communicate(timeout=60)[0].strip()
+    except subprocess.TimeoutExpired:
+        out = "timed out"
+    result(f"a client that never reads ({sent} requests queued) does not stop another "
+           "client's 200 operations", out == "200 ok", out)
+    slow.setblocking(True)
+    slow.settimeout(20)
+    try:
+        while slow.recv(64):
+            pass
+        dropped = True
+    except OSError:
+        dropped = True
+    except socket.timeout:
+        dropped = False
+    result("algd dropped the client that never read instead of buffering for it", dropped)
+    slow.close()
+
+
+# ---- keys in algd's memory ------------------------------------------------
+
+def scan(pid, needles):
+    """Where each needle occurs in pid's memory: [(needle, mapping flags)]."""
+    hits = []
+    flags = {}
+    with open(f"/proc/{pid}/smaps") as f:
+        start = None
+        for line in f:
+            m = re.match(r"^([0-9a-f]+)-([0-9a-f]+) (\S+)", line)
+            if m:
+                start, end, perms = int(m[1], 16), int(m[2], 16), m[3]
+                flags[start] = [end, perms, ""]
+            elif line.startswith("VmFlags:"):
+                flags[start][2] = line.split(":", 1)[1].split()
+    with open(f"/proc/{pid}/mem", "rb", 0) as mem:
+        for start, (end, perms, vmflags) in flags.items():
+            if "r" not in perms or end - start > 1 << 30:
+                continue
+            try:
+                mem.seek(start)
+                data = mem.read(end - start)
+            except OSError:
+                continue
+            for n in needles:
+                if n in data:
+                    hits.append((n, vmflags))
+    return hits
+
+
+KEY_CLIENT = r'''
+key = bytes.fromhex(sys.argv[1])
+s = tfm("skcipher", "cbc(aes)", key); op, _ = s.accept()
+op.sendmsg_afalg([b"q" * 64], op=socket.ALG_OP_ENCRYPT, iv=b"\1" * 16); op.recv(64)
+h = tfm("hash", "hmac(sha256)", key); hop, _ = h.accept(); hop.sendall(b"m"); hop.recv(32)
+say("ready")
+sys.stdin.readline()
+'''
+
+
+def test_key_scan(algd):
+    try:
+        scan(algd.pid, [b"probe"])
+    except OSError as e:
+        result(f"scan of algd's memory (skipped: {e.strerror}; needs root)", True)
+        return
+    base = algd.fds()
+    key = os.urandom(32)
+    p = client(algd, KEY_CLIENT, key.hex())
+    ready = p.stdout.readline().strip() == "ready"
+    open_hits = scan(algd.pid, [key])
+    result(f"while in use, the key is in algd's memory ({len(open_hits)} copies: "
+           "proves the scan finds it)", ready and len(open_hits) > 0)
+    result("every copy of the key is in locked (lo), no-dump (dd) memory",
+           open_hits and all("lo" in f and "dd" in f for _, f in open_hits),
+           repr(open_hits))
+    p.stdin.write("\n")
+    p.stdin.flush()
+    p.wait()
+    wait_for(lambda: algd.fds() == base)
+    after = scan(algd.pid, [key, key[:16], key[16:]])
+    result("after the sockets close, no part of the key is anywhere in algd's memory",
+           algd.fds() == base and after == [], repr(after))
+
+
+def main():
+    algd = Algd("main")
+    try:
+        for test in [lambda: test_confinement(algd), test_bad_allow_lists, test_policy,
+                     lambda: test_key_scan(algd), lambda: test_sigkill_clients(algd),
+                     test_limit, lambda: test_many(algd), lambda: test_slow_reader(algd),
+                     lambda: test_restart(algd)]:
+            try:
+                test()
+            except Exception as e:  # a crash is a failure, and the rest still run
+                result(f"test ran to the end: {type(e).__name__}: {e}", False)
+        result("algd alive at the end", algd.proc.poll() is None)
+    finally:
+        algd.stop()
+        subprocess.run(["rm", "-rf", TMP])
+    print(f"{results.count(True)} passed, {results.count(False)} failed")
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
