@@ -137,8 +137,15 @@ int afalg_tx_send(struct afalg_tx *tx, const struct afalg_send *s, struct afalg_
 		  unsigned ivsize);
 const uint8_t *afalg_tx_data(const struct afalg_tx *tx);
 void afalg_tx_pull(struct afalg_tx *tx, size_t len);
-unsigned afalg_tx_poll(const struct afalg_tx *tx);
-void afalg_tx_release(struct afalg_tx *tx);
+/* skcipher and aead op sockets: their context is the queue, and these
+ * serve as their alg_type's accept, poll (af_alg_poll()) and release. */
+static inline struct afalg_tx *afalg_tx_of(const struct alg_sock *op)
+{
+	return op->ctx;
+}
+int afalg_tx_accept(struct alg_sock *op, const struct alg_sock *from);
+unsigned afalg_tx_poll(const struct alg_sock *op);
+void afalg_tx_release(struct alg_sock *op);
 
 extern const struct alg_type afalg_type_hash, afalg_type_skcipher, afalg_type_aead,
 	afalg_type_rng;

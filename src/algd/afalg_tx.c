@@ -127,8 +127,16 @@ int afalg_tx_send(struct afalg_tx *tx, const struct afalg_send *s, struct afalg_
 
 /* af_alg_poll(): readable once a request is complete or data is queued,
  * writable while a page of send buffer is free. */
-unsigned afalg_tx_poll(const struct afalg_tx *tx)
+int afalg_tx_accept(struct alg_sock *op, const struct alg_sock *from)
 {
+	(void)from;
+	afalg_tx_of(op)->sndbuf = &op->sndbuf;
+	return 0;
+}
+
+unsigned afalg_tx_poll(const struct alg_sock *op)
+{
+	const struct afalg_tx *tx = afalg_tx_of(op);
 	unsigned mask = 0;
 
 	if (!tx->more || tx->used)
@@ -138,8 +146,10 @@ unsigned afalg_tx_poll(const struct afalg_tx *tx)
 	return mask;
 }
 
-void afalg_tx_release(struct afalg_tx *tx)
+void afalg_tx_release(struct alg_sock *op)
 {
+	struct afalg_tx *tx = afalg_tx_of(op);
+
 	ualg_wipe(tx->buf, tx->cap);
 	free(tx->buf);
 	ualg_wipe(tx, sizeof(*tx));

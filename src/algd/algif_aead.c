@@ -9,22 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct aead_ctx {
-	struct afalg_tx tx;
-};
-
-static int aead_accept(struct alg_sock *op, const struct alg_sock *from)
-{
-	(void)from;
-	((struct aead_ctx *)op->ctx)->tx.sndbuf = &op->sndbuf;
-	return 0;
-}
-
 static int aead_send(struct alg_sock *op, const struct afalg_send *s, struct afalg_progress *p)
 {
-	struct aead_ctx *ctx = op->ctx;
-
-	return afalg_tx_send(&ctx->tx, s, p, afalg_tfm(op)->alg->u.aead.ivsize);
+	return afalg_tx_send(afalg_tx_of(op), s, p, afalg_tfm(op)->alg->u.aead.ivsize);
 }
 
 /* Decryption reads the tag from the queue, past the output: it runs on a
@@ -56,7 +43,7 @@ static int decrypt_copy(struct ualg_tfm *tfm, struct afalg_tx *tx, uint8_t *out,
  * len bytes).  Returns the bytes produced or an error. */
 static int aead_one(struct alg_sock *op, uint8_t *out, size_t len)
 {
-	struct afalg_tx *tx = &((struct aead_ctx *)op->ctx)->tx;
+	struct afalg_tx *tx = afalg_tx_of(op);
 	struct ualg_tfm *tfm = afalg_tfm(op);
 	const size_t as = tfm->authsize, assoclen = tx->assoclen;
 
@@ -96,7 +83,7 @@ static int aead_one(struct alg_sock *op, uint8_t *out, size_t len)
 static int aead_recv(struct alg_sock *op, uint8_t *out, size_t len, bool dontwait, bool *trunc,
 		     struct afalg_progress *p)
 {
-	struct afalg_tx *tx = &((struct aead_ctx *)op->ctx)->tx;
+	struct afalg_tx *tx = afalg_tx_of(op);
 
 	(void)trunc;
 	while (p->done < len) {
@@ -113,29 +100,15 @@ static int aead_recv(struct alg_sock *op, uint8_t *out, size_t len, bool dontwai
 	return (int)p->done;
 }
 
-static unsigned aead_poll(const struct alg_sock *op)
-{
-	const struct aead_ctx *ctx = op->ctx;
-
-	return afalg_tx_poll(&ctx->tx);
-}
-
-static void aead_release(struct alg_sock *op)
-{
-	struct aead_ctx *ctx = op->ctx;
-
-	afalg_tx_release(&ctx->tx);
-}
-
 const struct alg_type afalg_type_aead = {
 	.name = "aead",
 	.alg_type = UALG_ALG_AEAD,
-	.ctxsize = sizeof(struct aead_ctx),
-	.accept = aead_accept,
+	.ctxsize = sizeof(struct afalg_tx),
+	.accept = afalg_tx_accept,
 	.accept_on_op = false,
 	.send = aead_send,
 	.recv = aead_recv,
-	.poll = aead_poll,
+	.poll = afalg_tx_poll,
 	.whole_buffer = true,
-	.release = aead_release,
+	.release = afalg_tx_release,
 };

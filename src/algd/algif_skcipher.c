@@ -4,27 +4,11 @@
 #include "afalg.h"
 
 #include <errno.h>
-#include <linux/if_alg.h>
-#include <poll.h>
-#include <stdlib.h>
 #include <string.h>
-
-struct skcipher_ctx {
-	struct afalg_tx tx;
-};
-
-static int skcipher_accept(struct alg_sock *op, const struct alg_sock *from)
-{
-	(void)from;
-	((struct skcipher_ctx *)op->ctx)->tx.sndbuf = &op->sndbuf;
-	return 0;
-}
 
 static int skcipher_send(struct alg_sock *op, const struct afalg_send *s, struct afalg_progress *p)
 {
-	struct skcipher_ctx *ctx = op->ctx;
-
-	return afalg_tx_send(&ctx->tx, s, p, afalg_tfm(op)->alg->u.skcipher.ivsize);
+	return afalg_tx_send(afalg_tx_of(op), s, p, afalg_tfm(op)->alg->u.skcipher.ivsize);
 }
 
 /* skcipher_recvmsg(): runs the cipher over queued data in whole chunks
@@ -33,7 +17,7 @@ static int skcipher_send(struct alg_sock *op, const struct afalg_send *s, struct
 static int skcipher_recv(struct alg_sock *op, uint8_t *out, size_t len, bool dontwait, bool *trunc,
 			 struct afalg_progress *p)
 {
-	struct afalg_tx *tx = &((struct skcipher_ctx *)op->ctx)->tx;
+	struct afalg_tx *tx = afalg_tx_of(op);
 	struct ualg_tfm *tfm = afalg_tfm(op);
 	const size_t bs = tfm->alg->u.skcipher.chunksize ? tfm->alg->u.skcipher.chunksize : 1;
 
@@ -65,28 +49,14 @@ static int skcipher_recv(struct alg_sock *op, uint8_t *out, size_t len, bool don
 	return (int)p->done;
 }
 
-static unsigned skcipher_poll(const struct alg_sock *op)
-{
-	const struct skcipher_ctx *ctx = op->ctx;
-
-	return afalg_tx_poll(&ctx->tx);
-}
-
-static void skcipher_release(struct alg_sock *op)
-{
-	struct skcipher_ctx *ctx = op->ctx;
-
-	afalg_tx_release(&ctx->tx);
-}
-
 const struct alg_type afalg_type_skcipher = {
 	.name = "skcipher",
 	.alg_type = UALG_ALG_SKCIPHER,
-	.ctxsize = sizeof(struct skcipher_ctx),
-	.accept = skcipher_accept,
+	.ctxsize = sizeof(struct afalg_tx),
+	.accept = afalg_tx_accept,
 	.accept_on_op = false,
 	.send = skcipher_send,
 	.recv = skcipher_recv,
-	.poll = skcipher_poll,
-	.release = skcipher_release,
+	.poll = afalg_tx_poll,
+	.release = afalg_tx_release,
 };

@@ -1029,9 +1029,8 @@ EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags)
 		r = sendmsg(fd, &vec[done].msg_hdr, flags);
 		if (r < 0)
 			break;
-		size_t want = 0;	/* readable: sendmsg() copied it */
-		for (size_t i = 0; i < vec[done].msg_hdr.msg_iovlen; i++)
-			want += vec[done].msg_hdr.msg_iov[i].iov_len;
+		size_t want = 0;	/* readable and valid: sendmsg() took it */
+		iov_total(vec[done].msg_hdr.msg_iov, vec[done].msg_hdr.msg_iovlen, &want);
 		vec[done++].msg_len = (unsigned)r;
 		if ((size_t)r < want)
 			break;
