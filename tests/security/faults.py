@@ -76,6 +76,17 @@ class Algd:
     def fds(self):
         return len(os.listdir(f"/proc/{self.pid}/fd"))
 
+    def fd_kinds(self):
+        """What algd's descriptors are, counted by kind, for failure details."""
+        kinds = {}
+        for fd in os.listdir(f"/proc/{self.pid}/fd"):
+            try:
+                k = os.readlink(f"/proc/{self.pid}/fd/{fd}").split(":")[0]
+            except OSError:
+                continue
+            kinds[k] = kinds.get(k, 0) + 1
+        return kinds
+
     def status(self, field):
         with open(f"/proc/{self.pid}/status") as f:
             for line in f:
@@ -194,14 +205,19 @@ def test_sigkill_clients(algd):
     for round_ in range(4):
         procs = [client(algd, MID_OP_CLIENT) for _ in range(10)]
         ready = all(p.stdout.readline().strip() == "ready" for p in procs)
+        # algd may hold a short-lived descriptor of its own at any instant
+        # (ASan opens /proc files, a connection is mid-accept): wait until
+        # the count settles on what the clients hold, and report what it was.
+        wait_for(lambda: algd.fds() - base == 10 * 9, timeout=5)
         held = algd.fds()
+        kinds = algd.fd_kinds()
         for p in procs:
             p.kill()
             p.wait()
         back = wait_for(lambda: algd.fds() == base)
         if round_ == 0:
             result(f"10 clients mid-operation held {held - base} sockets in algd", ready and
-                   held - base == 10 * 9, f"ready {ready}")
+                   held - base == 10 * 9, f"ready {ready}, {kinds}")
             result("SIGKILLed clients: algd closes every socket (fd count back to baseline)",
                    back, f"{algd.fds()} fds, baseline {base}")
         rss.append(algd.rss_kib())
