@@ -3,7 +3,7 @@
 BUILD ?= build
 MESON_OPTS ?= --buildtype=debugoptimized -Dwerror=true
 
-.PHONY: all demo check bench oracle clean install check-asan fuzz
+.PHONY: all demo check bench oracle clean install check-asan check-valgrind fuzz
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -45,6 +45,16 @@ check-asan: $(ASAN_BUILD)/build.ninja
 	BUILD=$(ASAN_BUILD) UALG_ALGD_OPTS=--no-seccomp \
 	ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 tests/run-all.sh
+
+# The whole suite with the shared algd, the C test programs and the seed's
+# samples under valgrind's memcheck: any error or definite leak fails
+# (algd is checked when it exits at the end).  No seccomp filter there:
+# valgrind makes its own system calls (PROT_EXEC mappings among them).
+VALGRIND = valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	--show-leak-kinds=definite --vgdb=no
+check-valgrind: all
+	BUILD=$(BUILD) UALG_ALGD_OPTS=--no-seccomp UALG_ALGD_WRAP="$(VALGRIND)" \
+	UALG_TEST_WRAP="$(VALGRIND)" tests/run-all.sh
 
 $(ASAN_BUILD)/build.ninja:
 	meson setup $(ASAN_BUILD) $(MESON_OPTS) -Db_sanitize=address,undefined -Db_lundef=false

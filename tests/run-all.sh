@@ -16,11 +16,15 @@ export UALG_SOCKET="$T/algd.sock"
 # As root, algd runs as it would be deployed: as its own user (nobody here).
 # UALG_ALGD_OPTS adds options (check-asan: --no-seccomp).
 ALGD_OPTS=${UALG_ALGD_OPTS:-}
+# check-valgrind: UALG_ALGD_WRAP runs this algd under a tool (valgrind),
+# UALG_TEST_WRAP the C test programs and the seed's samples.
+ALGD_WRAP=${UALG_ALGD_WRAP:-}
+TEST_WRAP=${UALG_TEST_WRAP:-}
 [ "$(id -u)" = 0 ] && ALGD_OPTS="$ALGD_OPTS --user nobody"
-"$B/src/algd/algd" --socket "$UALG_SOCKET" --ready-fd 3 $ALGD_OPTS 3>"$T/ready" 2>"$T/algd.log" &
+$ALGD_WRAP "$B/src/algd/algd" --socket "$UALG_SOCKET" --ready-fd 3 $ALGD_OPTS 3>"$T/ready" 2>"$T/algd.log" &
 ALGD=$!
 trap 'kill $ALGD 2>/dev/null; wait $ALGD 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do [ -s "$T/ready" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -s "$T/ready" ] && break; sleep 0.1; done
 
 result() {	# name status
 	if [ "$2" = 0 ]; then passed=$((passed + 1)); echo "ok - $1"
@@ -45,7 +49,7 @@ suite() {	# name command...
 }
 
 echo "# core unit tests (TAP)"
-"$B/tests/test-core" > "$T/core" 2>&1
+$TEST_WRAP "$B/tests/test-core" > "$T/core" 2>&1
 sed 's/^/    /' "$T/core"
 passed=$((passed + $(grep -c '^ok ' "$T/core"))); failed=$((failed + $(grep -c '^not ok ' "$T/core")))
 grep -q '^1\.\.' "$T/core" || result "core unit tests ran to the end" 1
@@ -58,9 +62,9 @@ grep -q '^1\.\.' "$T/seccomp" || result "seccomp tests ran to the end" 1
 
 # The seed's samples print standard values: SHA-1("abc") (FIPS 180-2) and
 # RFC 3602 case 1.
-out=$("$RUN" "$B/examples/hash-sample" 2>&1)
+out=$("$RUN" $TEST_WRAP "$B/examples/hash-sample" 2>&1)
 [ "$out" = a9993e364706816aba3e25717850c26c9cd0d89d ]; result "seed hash sample: $out" $?
-out=$("$RUN" "$B/examples/cipher-sample" 2>&1)
+out=$("$RUN" $TEST_WRAP "$B/examples/cipher-sample" 2>&1)
 [ "$out" = e353779c1079aeb82708942dbe77181a ]; result "seed cipher sample: $out" $?
 
 suite "differential corpus vs Linux 6.1 (tests/golden/hash_skcipher.txt)" \
@@ -113,7 +117,7 @@ suite "algctl, algd administration and NETLINK_CRYPTO vs Linux 6.1 (tests/ctl/al
 
 # The native API (libualg): standard vectors through the shared rings, and
 # a hostile client rewriting them.
-suite "libualg ring API against algd" "$B/tests/test-ualg"
+suite "libualg ring API against algd" $TEST_WRAP "$B/tests/test-ualg"
 
 # algd as a security boundary: confinement, policy, key memory, killed
 # clients, a killed algd, 1000 sockets, a client that never reads.
@@ -150,5 +154,14 @@ fi
 
 if ! kill -0 $ALGD 2>/dev/null; then result "algd survived the whole suite" 1
 else result "algd survived the whole suite" 0; fi
+if [ -n "$ALGD_WRAP" ]; then
+	# The tool's verdict: algd ends on SIGTERM, and the tool exits non-zero
+	# if it saw an error (valgrind: --error-exitcode) or a definite leak.
+	kill -TERM $ALGD 2>/dev/null
+	wait $ALGD
+	rc=$?
+	sed 's/^/    /' "$T/algd.log" | head -200
+	result "algd under ${ALGD_WRAP%% *}: exit $rc, no errors reported" $rc
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

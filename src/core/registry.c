@@ -311,4 +311,5 @@ void ualg_core_exit(void)
 			a->destroy(a);
 		a = next;
 	}
+	ualg_openssl_unregister();
 }

@@ -509,8 +509,8 @@ static const struct {
 	{ "md4", "MD4" }, { "rmd160", "RIPEMD160" }, { "sm3", "SM3" },
 };
 
-/* Fetched once and kept for the process lifetime (freed at exit by
- * OpenSSL's own cleanup). */
+/* Fetched once and kept until ualg_openssl_unregister(): OpenSSL's own
+ * cleanup at exit does not drop the references a fetch holds. */
 static EVP_MD *md_fetched[sizeof(digests) / sizeof(digests[0])];
 static struct hmac_priv hmac_privs[sizeof(digests) / sizeof(digests[0])];
 
@@ -632,9 +632,11 @@ static const struct {
  * (Debian's libssl3 ships it).  try_load with retain_fallbacks keeps the
  * default provider loading implicitly, as before.  Without the legacy
  * provider those algorithms are simply absent. */
+static OSSL_PROVIDER *legacy_provider;
+
 static void load_providers(void)
 {
-	OSSL_PROVIDER_try_load(NULL, "legacy", 1);
+	legacy_provider = OSSL_PROVIDER_try_load(NULL, "legacy", 1);
 }
 
 static int register_more_ciphers(void)
@@ -652,10 +654,12 @@ static int register_more_ciphers(void)
 	return r;
 }
 
+static EVP_MAC *hmac_fetched;
+
 int ualg_openssl_register(void)
 {
 	load_providers();
-	EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+	EVP_MAC *mac = hmac_fetched = EVP_MAC_fetch(NULL, "HMAC", NULL);
 	int r = 0;
 
 	for (size_t i = 0; !r && i < sizeof(digests) / sizeof(digests[0]); i++)
@@ -677,4 +681,19 @@ int ualg_openssl_register(void)
 	if (!r)
 		r = ualg_openssl_register_rng();
 	return r;
+}
+
+void ualg_openssl_unregister(void)
+{
+	for (size_t i = 0; i < sizeof(md_fetched) / sizeof(md_fetched[0]); i++) {
+		EVP_MD_free(md_fetched[i]);
+		md_fetched[i] = NULL;
+	}
+	EVP_MAC_free(hmac_fetched);
+	EVP_MAC_free(cmac_fetched);
+	hmac_fetched = cmac_fetched = NULL;
+	ualg_openssl_unregister_stream();
+	if (legacy_provider)
+		OSSL_PROVIDER_unload(legacy_provider);
+	legacy_provider = NULL;
 }

@@ -184,3 +184,9 @@ int ualg_openssl_register_stream(void)
 
 	return r ? r : register_poly1305();
 }
+
+void ualg_openssl_unregister_stream(void)
+{
+	EVP_MAC_free(poly1305_mac);
+	poly1305_mac = NULL;
+}
