@@ -123,6 +123,11 @@ suite "libualg ring API against algd" $TEST_WRAP "$B/tests/test-ualg"
 # clients, a killed algd, 1000 sockets, a client that never reads.
 suite "security and fault tests" "$RUN" python3 tests/security/faults.py "$B/src/algd/algd"
 
+# The shim's payload area: hostile frames, a thread rewriting it, AEAD tag
+# checks, then large transfers, splice and fork through the shim.
+suite "the shim's payload area against a hostile client, and through the shim" \
+	"$RUN" python3 tests/security/shm.py
+
 # Linux 6.2's ALG_SET_KEY_BY_KEY_SERIAL, which ualg provides (6.1 lacks it).
 suite "ALG_SET_KEY_BY_KEY_SERIAL with keys from the kernel keyring" "$RUN" python3 tests/real/key_serial.py
 

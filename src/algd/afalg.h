@@ -63,6 +63,10 @@ struct alg_type {
 	/* recv() must see the caller's whole buffer (an AEAD operation's
 	 * extent depends on it), not frame-sized parts. */
 	bool whole_buffer;
+	/* send() only copies the data into the socket's own queue, reading
+	 * each byte once: it may read straight from a client's shared
+	 * payload area.  Other types get a private copy first. */
+	bool send_copies;
 	void (*release)(struct alg_sock *op);
 };
 

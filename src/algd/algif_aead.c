@@ -109,6 +109,7 @@ const struct alg_type afalg_type_aead = {
 	.send = aead_send,
 	.recv = aead_recv,
 	.poll = afalg_tx_poll,
+	.send_copies = true,
 	.whole_buffer = true,
 	.release = afalg_tx_release,
 };

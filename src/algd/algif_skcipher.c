@@ -35,11 +35,12 @@ static int skcipher_recv(struct alg_sock *op, uint8_t *out, size_t len, bool don
 		 * request and leaves the queue as it was. */
 		if (!n && tx->used)
 			return p->done ? (int)p->done : -EINVAL;
+		/* From the private queue straight into out, which may be the
+		 * client's shared area: the cipher never reads input there. */
 		uint8_t *dst = out + p->done;
-		if (n)	/* an empty queue has no buffer yet */
-			memcpy(dst, afalg_tx_data(tx), n);
+		const uint8_t *src = n ? afalg_tx_data(tx) : dst;	/* empty: no buffer yet */
+		int r = ualg_skcipher_crypt(tfm, tx->enc, tx->iv, src, dst, n);
 		afalg_tx_pull(tx, n);
-		int r = ualg_skcipher_crypt(tfm, tx->enc, tx->iv, dst, dst, n);
 		if (r)
 			return p->done ? (int)p->done : r;
 		if (!n)
@@ -58,5 +59,6 @@ const struct alg_type afalg_type_skcipher = {
 	.send = skcipher_send,
 	.recv = skcipher_recv,
 	.poll = afalg_tx_poll,
+	.send_copies = true,
 	.release = afalg_tx_release,
 };

@@ -95,6 +95,11 @@ void ring_set_poll_us(unsigned us)
 	poll_us_max = us;
 }
 
+unsigned ring_poll_us(void)
+{
+	return poll_us_max;
+}
+
 /* ---- the data path (worker threads) --------------------------------- */
 
 static bool range_ok(const struct ring *r, uint64_t off, uint64_t len)
@@ -499,15 +504,10 @@ static int ring_map(struct ring *r, struct ualg_ring_setup_reply *rep)
 	rep->map_size = rep->buf_off + page_round(r->bufsize);
 	r->map_size = rep->map_size;
 
-	r->memfd = memfd_create("ualg-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	void *m;
+	r->memfd = ualg_memfd_create("ualg-ring", r->map_size, &m);
 	if (r->memfd < 0)
-		return -errno;
-	if (ftruncate(r->memfd, (off_t)r->map_size) ||
-	    fcntl(r->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
-		return -errno;
-	void *m = mmap(NULL, r->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, r->memfd, 0);
-	if (m == MAP_FAILED)
-		return -errno;
+		return r->memfd;
 	r->map = m;
 	r->sh = m;
 	r->sq = (struct ualg_sqe *)(r->map + rep->sq_off);

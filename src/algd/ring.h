@@ -18,6 +18,7 @@ struct ring;
 void ring_set_workers(unsigned n);
 /* Busy-poll ceiling of a worker after work, in microseconds. */
 void ring_set_poll_us(unsigned us);
+unsigned ring_poll_us(void);	/* the value set (default 50) */
 
 /* Handles one RING_* request on connection fd, whose ring is *ringp.
  * Returns 0, or -1 when the frame is malformed (drop the connection). */

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sched.h>
+#include <time.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
@@ -58,6 +60,8 @@ struct conn {
 	bool admin;		/* the peer may change algorithms */
 	bool closed;		/* freed after the current batch of events */
 	struct ring *ring;	/* native ring API, once set up */
+	uint8_t *shm;		/* the shim's payload area (SHM_SETUP), or NULL */
+	size_t shm_size;
 	struct conn *prev, *next;
 };
 
@@ -73,6 +77,8 @@ static unsigned max_sockets = SERVER_MAX_SOCKETS_DEFAULT;
 static _Alignas(8) uint8_t rxbuf[UALG_FRAME_MAX];	/* header, then body */
 static uint8_t *recvbuf;	/* output of the receive being served */
 static size_t recvbuf_cap;
+static uint8_t *shm_copy;	/* private copy of a payload area's input */
+static size_t shm_copy_cap;
 
 static void logmsg(int level, const char *fmt, ...)
 {
@@ -184,6 +190,9 @@ static void conn_close(struct conn *c)
 	close(c->fd);
 	afalg_sock_put(c->sk);
 	ring_release(c->ring);
+	if (c->shm)
+		munmap(c->shm, c->shm_size);
+	c->shm = NULL;
 	parked_free(c->parked);
 	rest_drop(c);
 	client_put(c->cl);
@@ -312,10 +321,43 @@ static struct afalg_progress *progress_now = &fresh_progress;
 static uint8_t *recv_out_now;	/* the parked receive's output, or NULL */
 static size_t recv_len_now;	/* the size of the receive being served */
 
-/* Returns 1 when the request was parked. */
-static int on_send(struct conn *c, const uint8_t *body, size_t len)
+/* The bytes of the payload area that ref names, or NULL when the
+ * connection has none or ref leaves it (overflow-safe: off is checked
+ * first, then len against what is left). */
+static uint8_t *shm_range(const struct conn *c, const struct ualg_shm_ref *ref)
+{
+	if (!c->shm || ref->off > c->shm_size || ref->len > c->shm_size - ref->off)
+		return NULL;
+	return c->shm + ref->off;
+}
+
+/* Input in the client's area: a type whose send() only copies it into its
+ * queue reads it there (each byte once); any other gets it from a private
+ * copy, so that nothing it computes depends on memory the client may be
+ * rewriting meanwhile. */
+static const uint8_t *shm_input(const struct conn *c, const uint8_t *in, size_t len)
+{
+	if (c->sk->type->send_copies || !len)
+		return in;
+	if (len > shm_copy_cap) {
+		uint8_t *b = malloc(len);
+		if (!b)
+			return NULL;
+		ualg_wipe(shm_copy, shm_copy_cap);
+		free(shm_copy);
+		shm_copy = b;
+		shm_copy_cap = len;
+	}
+	memcpy(shm_copy, in, len);
+	return shm_copy;
+}
+
+/* SEND, or SEND_SHM (shm) with the data in the payload area.  Returns 1
+ * when the request was parked. */
+static int on_send(struct conn *c, const uint8_t *body, size_t len, bool shm)
 {
 	struct ualg_send m;
+	struct ualg_shm_ref ref;
 
 	if (len < sizeof(m))
 		return -1;
@@ -323,6 +365,19 @@ static int on_send(struct conn *c, const uint8_t *body, size_t len)
 	if ((m.flags & ~UALG_SEND_FLAGS_ALL) || m.ivlen > UALG_IV_MAX ||
 	    len < sizeof(m) + m.ivlen || (!(m.flags & UALG_SEND_IV) && m.ivlen))
 		return -1;
+	const uint8_t *data = body + sizeof(m) + m.ivlen;
+	size_t dlen = len - sizeof(m) - m.ivlen;
+	if (shm) {
+		if (dlen != sizeof(ref))
+			return -1;
+		memcpy(&ref, data, sizeof(ref));
+		const uint8_t *in = shm_range(c, &ref);
+		if (!in || ref.len > INT32_MAX)
+			return -1;
+		dlen = (size_t)ref.len;
+		if (!(data = shm_input(c, in, dlen)))
+			return reply(c, UALG_MSG_SEND_SHM, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
+	}
 	const struct afalg_send s = {
 		.ctl = {
 			.present = m.flags & UALG_SEND_CTL,
@@ -338,8 +393,8 @@ static int on_send(struct conn *c, const uint8_t *body, size_t len)
 		.more = m.flags & UALG_SEND_MORE,
 		.dontwait = m.flags & UALG_SEND_DONTWAIT,
 		.fault = m.flags & UALG_SEND_FAULT,
-		.data = body + sizeof(m) + m.ivlen,
-		.len = len - sizeof(m) - m.ivlen,
+		.data = data,
+		.len = dlen,
 	};
 	if (s.fault && s.len)
 		return -1;
@@ -348,68 +403,143 @@ static int on_send(struct conn *c, const uint8_t *body, size_t len)
 	if (!s.first && !c->sending)
 		return -1;
 	int r = afalg_send(c->sk, &s, progress_now);
+	if (data == shm_copy)
+		ualg_wipe(shm_copy, dlen);
 	if (r == AFALG_WAIT)
 		return 1;
 	c->sending = r >= 0 && !s.last;
-	return reply(c, UALG_MSG_SEND, 0, r, NULL, 0, -1) ? -1 : 0;
+	return reply(c, shm ? UALG_MSG_SEND_SHM : UALG_MSG_SEND, 0, r, NULL, 0, -1) ? -1 : 0;
+}
+
+/* Where a receive's answer goes: inline in the reply frame, or (RECV_SHM)
+ * into the named range of the payload area, the reply carrying no data. */
+struct recv_dest {
+	uint16_t type;		/* UALG_MSG_RECV or UALG_MSG_RECV_SHM */
+	uint8_t *area;		/* RECV_SHM: the output range */
+};
+
+static int send_answer(struct conn *c, const struct recv_dest *d, uint16_t flags, int32_t result,
+		       const uint8_t *data, size_t len)
+{
+	if (!d->area)
+		return reply(c, d->type, flags, result, data, len, -1);
+	if (len && data != d->area)
+		memcpy(d->area, data, len);
+	return reply(c, d->type, flags, result, NULL, 0, -1);
 }
 
 /* Answers a receive of n bytes: the first part (up to the caller's part
- * size) now, the rest kept for UALG_RECV_REST requests. */
-static int answer_recv(struct conn *c, uint16_t flags, int32_t result, uint8_t *out, size_t part)
+ * size) now, the rest kept for UALG_RECV_REST requests.  out is algd's
+ * buffer, or the area itself when the type wrote there directly. */
+static int answer_recv(struct conn *c, const struct recv_dest *d, uint16_t flags, int32_t result,
+		       uint8_t *out, size_t part)
 {
 	const size_t n = result > 0 ? (size_t)result : 0;
 	const size_t first = n < part ? n : part;
+	const bool private = out != d->area;
 
 	if (n > first) {
 		if (!(c->rest = malloc(n - first))) {
-			ualg_wipe(out, n);
-			return reply(c, UALG_MSG_RECV, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
+			if (private)
+				ualg_wipe(out, n);
+			return reply(c, d->type, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
 		}
 		memcpy(c->rest, out + first, n - first);
 		c->rest_len = n - first;
 	}
-	int s = reply(c, UALG_MSG_RECV, flags, result, out, first, -1);
-	ualg_wipe(out, n);
+	int s = send_answer(c, d, flags, result, out, first);
+	if (private)
+		ualg_wipe(out, n);
 	return s ? -1 : 0;
 }
 
-static int send_rest(struct conn *c, size_t len)
+static int send_rest(struct conn *c, const struct recv_dest *d, size_t len)
 {
 	if (!c->rest)	/* another process on the same socket took it */
-		return reply(c, UALG_MSG_RECV, 0, -EPROTO, NULL, 0, -1) ? -1 : 0;
+		return reply(c, d->type, 0, -EPROTO, NULL, 0, -1) ? -1 : 0;
 	size_t n = c->rest_len - c->rest_off < len ? c->rest_len - c->rest_off : len;
-	int s = reply(c, UALG_MSG_RECV, 0, (int32_t)n, c->rest + c->rest_off, n, -1);
+	int s = send_answer(c, d, 0, (int32_t)n, c->rest + c->rest_off, n);
 	c->rest_off += n;
 	if (c->rest_off == c->rest_len)
 		rest_drop(c);
 	return s ? -1 : 0;
 }
 
-static int on_recv(struct conn *c, const uint8_t *body, size_t len)
+/* Set by on_recv: the output of the receive being served is in recvbuf
+ * (else it went straight into the payload area), so parking keeps it. */
+static bool recv_private_now;
+
+/* A receive's request and where its answer goes; false if malformed. */
+static bool parse_recv(const struct conn *c, const uint8_t *body, size_t len, bool shm,
+		       struct ualg_recv *m, struct recv_dest *d)
+{
+	struct ualg_shm_ref ref;
+
+	*d = (struct recv_dest){ shm ? UALG_MSG_RECV_SHM : UALG_MSG_RECV, NULL };
+	if (len != sizeof(*m) + (shm ? sizeof(ref) : 0))
+		return false;
+	memcpy(m, body, sizeof(*m));
+	if ((m->flags & ~UALG_RECV_FLAGS_ALL) || m->total < m->len || m->reserved)
+		return false;
+	if (!shm)
+		return m->len <= UALG_DATA_MAX;
+	memcpy(&ref, body + sizeof(*m), sizeof(ref));
+	d->area = shm_range(c, &ref);
+	return d->area && ref.len == m->len;
+}
+
+/* RECV, or RECV_SHM (shm) into the payload area. */
+static int on_recv(struct conn *c, const uint8_t *body, size_t len, bool shm)
 {
 	struct ualg_recv m;
+	struct recv_dest d;
 	bool trunc = false;
 
-	if (len != sizeof(m))
-		return -1;
-	memcpy(&m, body, sizeof(m));
-	if ((m.flags & ~UALG_RECV_FLAGS_ALL) || m.len > UALG_DATA_MAX || m.total < m.len || m.reserved)
+	if (!parse_recv(c, body, len, shm, &m, &d))
 		return -1;
 	if (m.flags & UALG_RECV_REST)
-		return send_rest(c, m.len);
+		return send_rest(c, &d, m.len);
 	rest_drop(c);
 	recv_len_now = m.len;
-	if (afalg_recv_whole(c->sk))
+	const bool whole = afalg_recv_whole(c->sk);
+	if (whole)
 		recv_len_now = m.total < AFALG_RECV_MAX ? m.total : AFALG_RECV_MAX;
-	uint8_t *out = recv_out_now ? recv_out_now : recv_buffer(recv_len_now);
+	/* Whole-buffer types (AEAD) compute in algd's memory, so that
+	 * nothing but the released result reaches the area; the others
+	 * write their output range directly (never reading it back as
+	 * input). */
+	recv_private_now = !d.area || whole;
+	uint8_t *out = !recv_private_now ? d.area : recv_out_now ? recv_out_now : recv_buffer(recv_len_now);
 	if (!out)
-		return reply(c, UALG_MSG_RECV, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
+		return reply(c, d.type, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
 	int r = afalg_recv(c->sk, out, recv_len_now, m.flags & UALG_RECV_DONTWAIT, &trunc,
 			   progress_now);
 	if (r == AFALG_WAIT)
 		return 1;
-	return answer_recv(c, trunc ? UALG_HDR_TRUNC : 0, r, out, m.len);
+	return answer_recv(c, &d, trunc ? UALG_HDR_TRUNC : 0, r, out, m.len);
+}
+
+/* SHM_SETUP: the op socket's payload area, created sealed, mapped here and
+ * passed to the client; algd keeps only the mapping. */
+static int on_shm_setup(struct conn *c, size_t len)
+{
+	struct ualg_shm_setup_reply rep = { UALG_SHM_SIZE };
+	void *map;
+
+	if (len)
+		return -1;
+	if (!c->sk->connected)
+		return reply(c, UALG_MSG_SHM_SETUP, 0, -EOPNOTSUPP, NULL, 0, -1) ? -1 : 0;
+	if (c->shm)
+		return reply(c, UALG_MSG_SHM_SETUP, 0, -EBUSY, NULL, 0, -1) ? -1 : 0;
+	int fd = ualg_memfd_create("ualg-shm", UALG_SHM_SIZE, &map);
+	if (fd < 0)
+		return reply(c, UALG_MSG_SHM_SETUP, 0, fd, NULL, 0, -1) ? -1 : 0;
+	c->shm = map;
+	c->shm_size = UALG_SHM_SIZE;
+	int r = reply(c, UALG_MSG_SHM_SETUP, 0, 0, &rep, sizeof(rep), fd);
+	close(fd);
+	return r ? -1 : 0;
 }
 
 static int on_poll(struct conn *c, size_t len)
@@ -435,10 +565,13 @@ static int on_cancel(struct conn *c, size_t len)
 		const size_t done = pk->progress.done;
 		int32_t result = done ? (int32_t)done : -EINTR;
 		int r;
-		if (h->type == UALG_MSG_RECV) {
+		if (h->type == UALG_MSG_RECV || h->type == UALG_MSG_RECV_SHM) {
 			struct ualg_recv m;
-			memcpy(&m, pk->frame + sizeof(*h), sizeof(m));
-			r = answer_recv(c, 0, result, pk->out, m.len);
+			struct recv_dest d;
+			/* Parsed when it parked: the area has not changed since. */
+			parse_recv(c, pk->frame + sizeof(*h), pk->len - sizeof(*h),
+				   h->type == UALG_MSG_RECV_SHM, &m, &d);
+			r = answer_recv(c, &d, 0, result, pk->out ? pk->out : d.area, m.len);
 		} else {
 			r = reply(c, h->type, 0, result, NULL, 0, -1);
 		}
@@ -492,6 +625,19 @@ static int on_sndbuf(struct conn *c, const uint8_t *body, size_t len)
 	return reply(c, UALG_MSG_SNDBUF, 0, 0, NULL, 0, -1) ? -1 : 0;
 }
 
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* After a data request (send, receive) the loop busy-polls for the next
+ * one for --poll-us, as the ring workers do: a client streaming data sends
+ * again within microseconds, and waking a sleeping (halted) core costs
+ * more than that.  After anything else it sleeps at once. */
+static uint64_t spin_until;
+
 /* Dispatches one frame; returns 0, 1 (parked) or -1 (drop connection). */
 static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 {
@@ -509,8 +655,19 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 	case UALG_MSG_BIND: return on_bind(c, body, blen);
 	case UALG_MSG_SETSOCKOPT: return on_setsockopt(c, body, blen);
 	case UALG_MSG_ACCEPT: return on_accept(c, blen);
-	case UALG_MSG_SEND: return on_send(c, body, blen);
-	case UALG_MSG_RECV: return on_recv(c, body, blen);
+	case UALG_MSG_SEND:
+		spin_until = now_us() + ring_poll_us();
+		return on_send(c, body, blen, false);
+	case UALG_MSG_RECV:
+		spin_until = now_us() + ring_poll_us();
+		return on_recv(c, body, blen, false);
+	case UALG_MSG_SEND_SHM:
+		spin_until = now_us() + ring_poll_us();
+		return on_send(c, body, blen, true);
+	case UALG_MSG_RECV_SHM:
+		spin_until = now_us() + ring_poll_us();
+		return on_recv(c, body, blen, true);
+	case UALG_MSG_SHM_SETUP: return on_shm_setup(c, blen);
 	case UALG_MSG_POLL: return on_poll(c, blen);
 	case UALG_MSG_CANCEL: return on_cancel(c, blen);
 	case UALG_MSG_ALG_GET:
@@ -564,7 +721,8 @@ static int park(struct conn *c, size_t n)
 	memcpy(pk->frame, rxbuf, n);
 	pk->len = n;
 	pk->progress = fresh_progress;
-	if (((struct ualg_hdr *)rxbuf)->type == UALG_MSG_RECV) {
+	const uint16_t type = ((struct ualg_hdr *)rxbuf)->type;
+	if ((type == UALG_MSG_RECV || type == UALG_MSG_RECV_SHM) && recv_private_now) {
 		if (!(pk->out = malloc(recv_len_now ? recv_len_now : 1))) {
 			parked_free(pk);
 			return -1;
@@ -839,6 +997,21 @@ static int confine(const struct server_opts *opts)
 	return sandbox_seccomp();
 }
 
+
+static int next_events(struct epoll_event *evs, int max)
+{
+	while (spin_until) {
+		int n = epoll_wait(epfd, evs, max, 0);
+		if (n != 0)
+			return n;
+		if (now_us() >= spin_until)
+			spin_until = 0;
+		else
+			sched_yield();
+	}
+	return epoll_wait(epfd, evs, max, -1);
+}
+
 int server_run(const struct server_opts *opts)
 {
 	static int listener_tag, signal_tag;
@@ -878,7 +1051,7 @@ int server_run(const struct server_opts *opts)
 
 	for (bool running = true; running;) {
 		struct epoll_event evs[64];
-		int n = epoll_wait(epfd, evs, 64, -1);
+		int n = next_events(evs, 64);
 		if (n < 0 && errno != EINTR)
 			break;
 		for (int i = 0; i < n; i++) {

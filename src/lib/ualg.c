@@ -89,10 +89,9 @@ static int ring_setup(struct ualg_ring *ring, unsigned entries, size_t bufsize)
 	if (r == 0 && (memfd < 0 || ring->sq_efd < 0 || ring->cq_efd < 0 || !layout_ok(&rep, entries, bufsize)))
 		r = -EPROTO;
 	if (r == 0) {
-		void *m = mmap(NULL, rep.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-		if (m == MAP_FAILED) {
-			r = -errno;
-		} else {
+		void *m;
+		r = ualg_memfd_map(memfd, rep.map_size, &m);
+		if (!r) {
 			ring->map = m;
 			ring->map_size = rep.map_size;
 			ring->sh = m;

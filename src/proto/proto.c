@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -193,4 +196,41 @@ int ualg_default_socket_path(char *buf, size_t size)
 	else
 		n = snprintf(buf, size, "/tmp/ualg-%u/algd.sock", (unsigned)geteuid());
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int ualg_memfd_create(const char *name, size_t size, void **map)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)size) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	*map = m;
+	return fd;
+}
+
+int ualg_memfd_map(int fd, size_t size, void **map)
+{
+	struct stat st;
+	/* syscall(): in the shim, fcntl() is the interposed one */
+	int seals = (int)syscall(SYS_fcntl, fd, F_GET_SEALS);
+
+	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(fd, &st) || st.st_size < 0 ||
+	    (uint64_t)st.st_size < size || size == 0)
+		return -EPROTO;
+	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	*map = m;
+	return 0;
 }

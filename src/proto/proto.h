@@ -60,6 +60,9 @@ enum ualg_msg_type {
 	/* 64-79: further AF_ALG surface */
 	UALG_MSG_DESCRIBE = 64,	/* what this connection is: struct ualg_describe */
 	UALG_MSG_SNDBUF = 65,	/* the op socket's SO_SNDBUF changed: struct ualg_sndbuf */
+	UALG_MSG_SHM_SETUP = 66,	/* op socket: create its payload area (below) */
+	UALG_MSG_SEND_SHM = 67,	/* SEND whose data lies in the payload area */
+	UALG_MSG_RECV_SHM = 68,	/* RECV whose result goes into the payload area */
 	UALG_MSG_RING_SETUP = 80,	/* native API: create this connection's ring */
 	UALG_MSG_RING_OPEN,	/* open a transform by name: result is its id */
 	UALG_MSG_RING_SETKEY,	/* set a transform's key (kept in algd) */
@@ -173,6 +176,38 @@ struct ualg_sndbuf {
 };
 
 #define UALG_FRAME_PARTS 64	/* iovecs one frame may gather from */
+
+/* The shim's fast path for large transfers: a payload area per op
+ * connection.  SHM_SETUP (empty body) on an op socket is answered with a
+ * struct ualg_shm_setup_reply and a memfd (SCM_RIGHTS) of that size,
+ * sealed against shrinking and growing, which algd maps too; a second
+ * SHM_SETUP gets -EBUSY, one on a transform socket -EOPNOTSUPP.  Then:
+ *   SEND_SHM: struct ualg_send, its IV, struct ualg_shm_ref: the data are
+ *     ref.len bytes of the area at ref.off (instead of following inline);
+ *   RECV_SHM: struct ualg_recv, struct ualg_shm_ref with ref.len == len:
+ *     the reply carries no data, the result is written at ref.off.
+ * Both are otherwise SEND and RECV (flags, parts, waits, REST).  A ref
+ * outside the area, or either message without an area, is malformed.
+ * algd treats the area as the client's memory: input is copied out of it
+ * before anything depends on it, and only the named output range is
+ * written.  The area is per connection and so shared after fork: the shim
+ * uses it only in the process that set it up (others use frames). */
+#define UALG_SHM_SIZE (1u << 20)
+struct ualg_shm_setup_reply {
+	uint64_t size;
+};
+struct ualg_shm_ref {
+	uint64_t off, len;
+};
+
+/* Shared memory helpers (algd's rings and payload areas, libualg, the
+ * shim).  ualg_memfd_create() makes a memfd of size bytes, sealed against
+ * shrinking, growing and further seals, and maps it read-write at *map;
+ * returns the fd or -errno.  ualg_memfd_map() maps a memfd received from
+ * algd after checking that it is sealed against shrinking and holds size
+ * bytes (so no access can fault); returns 0 or -errno. */
+int ualg_memfd_create(const char *name, size_t size, void **map);
+int ualg_memfd_map(int fd, size_t size, void **map);
 
 /* Algorithm administration.  Matching is crypto_user's crypto_alg_match():
  * by driver name when one is given, else (unless EXACT) by generic name,

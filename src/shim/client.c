@@ -5,11 +5,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 static void debug(const char *fmt, const char *arg, int err)
@@ -62,6 +64,50 @@ static int wait_readable(int fd, bool interruptible)
 	}
 }
 
+/* How long a data transaction (send, receive) polls for its reply before
+ * sleeping: algd answers a 64 KiB part in tens of microseconds, less than
+ * waking a sleeping thread (and its halted core) costs.  $UALG_POLL_US as
+ * for libualg; 0 never polls. */
+#define SHIM_POLL_US_DEFAULT 50u
+
+static unsigned poll_us(void)
+{
+	static atomic_int cached = -1;
+	int v = atomic_load(&cached);
+	if (v < 0) {
+		const char *e = getenv("UALG_POLL_US");
+		v = e && *e ? atoi(e) : (int)SHIM_POLL_US_DEFAULT;
+		v = v < 0 ? 0 : v > 10000 ? 10000 : v;
+		atomic_store(&cached, v);
+	}
+	return (unsigned)v;
+}
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* Busy-polls (yielding the core) until the reply is there or the window
+ * passed; then recv_reply() sleeps as before. */
+static void poll_reply(int fd, size_t data_len)
+{
+	/* Plus the time the slowest common algorithms (about 500 MB/s) take
+	 * over the data, so that the reply is still polled for. */
+	const uint64_t window = poll_us() ? poll_us() + data_len / 512 : 0;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (!window)
+		return;
+	for (const uint64_t start = now_us(); now_us() - start < window;) {
+		if (syscall(SYS_poll, &p, 1, 0) > 0)
+			return;
+		sched_yield();
+	}
+}
+
 static ssize_t recv_reply(int fd, struct xact *x, struct ualg_hdr *h, bool interruptible)
 {
 	for (;;) {
@@ -103,6 +149,8 @@ static int reply_ok(const struct xact *x, const struct ualg_hdr *h, ssize_t n, s
 
 	if (h->type != x->type || !(h->flags & UALG_HDR_REPLY) || data > cap)
 		return 0;
+	if (x->type == UALG_MSG_SHM_SETUP)
+		return h->result < 0 ? data == 0 : data == sizeof(struct ualg_shm_setup_reply);
 	if (x->type == UALG_MSG_DESCRIBE)
 		return h->result < 0 ? data == 0 : data == sizeof(struct ualg_describe);
 	if (x->type == UALG_MSG_RECV)
@@ -138,6 +186,9 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 		pthread_mutex_unlock(&a->lock);
 		return r == -EPIPE || r == -ECONNREFUSED ? -ECONNRESET : r;
 	}
+	if (x->type == UALG_MSG_SEND_SHM || x->type == UALG_MSG_RECV_SHM ||
+	    x->type == UALG_MSG_SEND || x->type == UALG_MSG_RECV)
+		poll_reply(fd, x->data_len);
 	ssize_t n = recv_reply(fd, x, &h, true);
 	if (n == -EINTR)
 		n = cancel_wait(fd, x, &h);

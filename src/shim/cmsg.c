@@ -39,6 +39,24 @@ int copy_in(void *dst, const void *src, size_t len)
 	return -EFAULT;
 }
 
+int copy_out(void *dst, const void *src, size_t len)
+{
+	struct iovec local = { (void *)src, len }, remote = { dst, len };
+
+	if (!len)
+		return 0;
+	if (!dst)
+		return -EFAULT;
+	ssize_t n = syscall(SYS_process_vm_writev, getpid(), &local, 1UL, &remote, 1UL, 0UL);
+	if (n == (ssize_t)len)
+		return 0;
+	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
+		memcpy(dst, src, len);
+		return 0;
+	}
+	return -EFAULT;
+}
+
 /* Writes the byte back as it was; a write-only mapping (PROT_WRITE alone,
  * as libkcapi maps its output file) cannot be read and gets a zero, which
  * the result overwrites. */

@@ -44,6 +44,8 @@ static void afd_put(struct afd *a)
 	if (a && atomic_fetch_sub(&a->refs, 1) == 1) {
 		if (a->nl_peer >= 0)
 			real.close(a->nl_peer);
+		shm_forget(a);
+		pthread_mutex_destroy(&a->shm_lock);
 		pthread_mutex_destroy(&a->lock);
 		free(a);
 	}
@@ -69,6 +71,8 @@ int afd_track(int fd, bool op, const char *type)
 	}
 	atomic_init(&a->refs, 1);
 	pthread_mutex_init(&a->lock, NULL);
+	pthread_mutex_init(&a->shm_lock, NULL);
+	atomic_init(&a->shm_state, SHM_NONE);
 	a->op = op;
 	a->nl_peer = -1;
 	if (type)

@@ -475,6 +475,59 @@ static size_t cursor_take(struct iov_cursor *c, struct iovec *out, int *nout, in
 	return got;
 }
 
+/* The next n bytes of the cursor gathered into dst (the payload area);
+ * -EFAULT, the cursor where it was, when some cannot be read. */
+static int cursor_copy_in(struct iov_cursor *c, uint8_t *dst, size_t n)
+{
+	struct iov_cursor at = *c;
+	struct iovec part;
+	int np;
+
+	while (n) {
+		size_t got = cursor_take(c, &part, &np, 1, n);
+		if (!got || copy_in(dst, part.iov_base, got)) {
+			*c = at;
+			return -EFAULT;
+		}
+		dst += got;
+		n -= got;
+	}
+	return 0;
+}
+
+/* src scattered over the cursor's next n bytes; -EFAULT where the caller's
+ * memory cannot be written. */
+static int cursor_copy_out(struct iov_cursor *c, const uint8_t *src, size_t n)
+{
+	struct iovec part;
+	int np;
+
+	while (n) {
+		size_t got = cursor_take(c, &part, &np, 1, n);
+		if (!got || copy_out(part.iov_base, src, got))
+			return -EFAULT;
+		src += got;
+		n -= got;
+	}
+	return 0;
+}
+
+/* probe_out() over each piece of the cursor's next n bytes, as the frame
+ * path probes each frame's parts; the cursor does not move. */
+static int cursor_probe(struct iov_cursor c, size_t n)
+{
+	struct iovec part;
+	int np;
+
+	while (n) {
+		size_t got = cursor_take(&c, &part, &np, 1, n);
+		if (!got || probe_out(part.iov_base, got))
+			return -EFAULT;
+		n -= got;
+	}
+	return 0;
+}
+
 static int iov_total(const struct iovec *iov, size_t n, size_t *total)
 {
 	size_t t = 0;
@@ -490,6 +543,9 @@ static int iov_total(const struct iovec *iov, size_t n, size_t *total)
 	*total = t < (size_t)INT_MAX - 4095 ? t : (size_t)INT_MAX - 4095;
 	return 0;
 }
+
+static ssize_t send_parts(int fd, struct afd *a, struct iov_cursor *cur, size_t total,
+			  const struct shim_ctl *ctl, int flags, uint8_t *area);
 
 static ssize_t do_send(int fd, struct afd *a, const struct iovec *iov, size_t niov,
 		       const struct shim_ctl *ctl, int flags)
@@ -513,35 +569,77 @@ static ssize_t do_send(int fd, struct afd *a, const struct iovec *iov, size_t ni
 	}
 	if (nonblocking(fd))
 		flags |= MSG_DONTWAIT;
-
 	struct iov_cursor cur = { iov, niov, 0, 0 };
+	uint8_t *area = total >= SHM_MIN ? shm_acquire(fd, a) : NULL;
+	ssize_t n = send_parts(fd, a, &cur, total, ctl, flags, area);
+	if (area)
+		shm_release(a);
+	return n;
+}
+
+/* The per-call fields of one part's ualg_send. */
+static struct ualg_send send_head(const struct shim_ctl *ctl, int flags, bool first, bool last)
+{
+	struct ualg_send m = { 0 };
+
+	if (first && ctl && ctl->present) {
+		m.flags |= UALG_SEND_CTL;
+		m.flags |= ctl->invalid ? UALG_SEND_CTL_BAD : 0;
+		m.op = ctl->op;
+		m.assoclen = ctl->assoclen;
+		if (ctl->has_iv && !ctl->invalid) {
+			m.flags |= UALG_SEND_IV;
+			m.ivlen = ctl->ivlen;
+		}
+	}
+	m.flags |= first ? UALG_SEND_FIRST : 0;
+	m.flags |= last ? UALG_SEND_LAST : 0;
+	m.flags |= (flags & MSG_MORE) ? UALG_SEND_MORE : 0;
+	m.flags |= (flags & MSG_DONTWAIT) ? UALG_SEND_DONTWAIT : 0;
+	return m;
+}
+
+/* One SEND_SHM of the first n bytes of the area: returns what algd took. */
+static int send_area_part(int fd, struct afd *a, struct ualg_send *m, const struct shim_ctl *ctl,
+			  size_t n)
+{
+	struct ualg_shm_ref ref = { 0, n };
+	struct iovec parts[3] = { { m, sizeof(*m) }, { (void *)(ctl ? ctl->iv : NULL), m->ivlen },
+				  { &ref, sizeof(ref) } };
+	struct xact x = { .type = UALG_MSG_SEND_SHM, .parts = parts, .nparts = 3, .data_len = n };
+	return client_xact(a, fd, &x);
+}
+
+/* The parts of one sendmsg(): through the area while it is usable (a part
+ * the shim cannot read goes by frames, which report it as the kernel
+ * does), else in frames. */
+static ssize_t send_parts(int fd, struct afd *a, struct iov_cursor *cur, size_t total,
+			  const struct shim_ctl *ctl, int flags, uint8_t *area)
+{
 	size_t sent = 0;
 	bool first = true;
+	int r;
+
 	do {
 		struct iovec parts[UALG_FRAME_PARTS];
-		int np;
-		size_t want = total - sent < UALG_DATA_MAX ? total - sent : UALG_DATA_MAX;
-		size_t got = cursor_take(&cur, parts + 2, &np, UALG_FRAME_PARTS - 2, want);
-		struct ualg_send m = { 0 };
-		if (first && ctl && ctl->present) {
-			m.flags |= UALG_SEND_CTL;
-			m.flags |= ctl->invalid ? UALG_SEND_CTL_BAD : 0;
-			m.op = ctl->op;
-			m.assoclen = ctl->assoclen;
-			if (ctl->has_iv && !ctl->invalid) {
-				m.flags |= UALG_SEND_IV;
-				m.ivlen = ctl->ivlen;
-			}
+		int np = 0;
+		size_t got = total - sent < UALG_DATA_MAX ? total - sent : UALG_DATA_MAX;
+		if (area) {
+			size_t want = total - sent < a->shm_size ? total - sent : a->shm_size;
+			if (!cursor_copy_in(cur, area, want))
+				got = want;
+			else
+				area = NULL;
 		}
-		m.flags |= first ? UALG_SEND_FIRST : 0;
-		m.flags |= sent + got == total ? UALG_SEND_LAST : 0;
-		m.flags |= (flags & MSG_MORE) ? UALG_SEND_MORE : 0;
-		m.flags |= (flags & MSG_DONTWAIT) ? UALG_SEND_DONTWAIT : 0;
+		if (!area)
+			got = cursor_take(cur, parts + 2, &np, UALG_FRAME_PARTS - 2, got);
+		struct ualg_send m = send_head(ctl, flags, first, sent + got == total);
 		parts[0] = (struct iovec){ &m, sizeof(m) };
 		parts[1] = (struct iovec){ (void *)(ctl ? ctl->iv : NULL), m.ivlen };
-		struct xact x = { .type = UALG_MSG_SEND, .parts = parts, .nparts = np + 2 };
-		r = client_xact(a, fd, &x);
-		if (r == -EFAULT) {
+		struct xact x = { .type = UALG_MSG_SEND, .parts = parts, .nparts = np + 2,
+				  .data_len = got };
+		r = area ? send_area_part(fd, a, &m, ctl, got) : client_xact(a, fd, &x);
+		if (r == -EFAULT && !area) {
 			/* The data could not be read: algd still runs the
 			 * call's checks, then answers EFAULT, as the kernel. */
 			m.flags |= UALG_SEND_FAULT;
@@ -649,13 +747,17 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
  * written back, so a spliced page cache page cannot be modified (Copy
  * Fail).  Bytes leave the source only once algd has taken them: a pipe is
  * read through tee() first, a file through pread(), so a short send (a
- * full socket with O_NONBLOCK, a signal) loses nothing. */
+ * full socket with O_NONBLOCK, a signal) loses nothing.  Where the op
+ * socket has a payload area the bytes are read into it, once, and named
+ * to algd; what algd took is then dropped from the pipe into /dev/null
+ * (no copy). */
 struct source {
 	int fd;
 	loff_t *off;		/* explicit offset, or NULL for the file's */
 	bool pipe;
 	unsigned pipe_flags;	/* SPLICE_F_NONBLOCK for tee() */
 	int peek[2];		/* pipe: a private pipe that tee() fills */
+	int null;		/* pipe: /dev/null to drop taken bytes into, or -1 */
 };
 
 static ssize_t source_peek(struct source *s, void *buf, size_t want)
@@ -675,14 +777,15 @@ static ssize_t source_peek(struct source *s, void *buf, size_t want)
 }
 
 /* Drops n bytes that algd took; buf holds at least n bytes of scratch. */
-static void source_consume(struct source *s, void *buf, size_t n, size_t peeked)
+static void source_consume(struct source *s, void *buf, size_t n)
 {
 	if (s->pipe) {
 		ssize_t r;
+		while (n > 0 && s->null >= 0 &&
+		       (r = next.splice(s->fd, NULL, s->null, NULL, n, SPLICE_F_NONBLOCK)) > 0)
+			n -= (size_t)r;
 		while (n > 0 && (r = next.read(s->fd, buf, n)) > 0)
 			n -= (size_t)r;
-		while (peeked > 0 && (r = next.read(s->peek[0], buf, peeked)) > 0)
-			peeked -= (size_t)r;
 	} else if (s->off) {
 		*s->off += (loff_t)n;
 	} else {
@@ -696,18 +799,56 @@ static size_t pipe_pending(int fd)
 	return ioctl(fd, FIONREAD, &n) == 0 && n > 0 ? (size_t)n : 0;
 }
 
+/* One sendmsg() of the first n bytes of the area, as do_send() makes it. */
+static ssize_t send_area(int fd, struct afd *a, size_t n, int flags)
+{
+	if (nonblocking(fd))
+		flags |= MSG_DONTWAIT;
+	struct ualg_send m = send_head(NULL, flags, true, true);
+	int r = send_area_part(fd, a, &m, NULL, n);
+	if (r < 0)
+		return sfail(-r);
+	return (size_t)r > n ? sfail(EPROTO) : r;
+}
+
+/* The private pipe and /dev/null of a pipe source; the peek pipe as large
+ * as the source, so that one tee() sees what one splice() may move. */
+static int source_open(struct source *src, bool area)
+{
+	src->null = -1;
+	if (!src->pipe)
+		return 0;
+	if (pipe2(src->peek, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	if (!area)
+		return 0;
+	int size = real.fcntl(src->fd, F_GETPIPE_SZ);
+	if (size > real.fcntl(src->peek[1], F_GETPIPE_SZ))
+		real.fcntl(src->peek[1], F_SETPIPE_SZ, size);
+	src->null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	return 0;
+}
+
+static void source_close(struct source *src)
+{
+	if (!src->pipe)
+		return;
+	real.close(src->peek[0]);
+	real.close(src->peek[1]);
+	if (src->null >= 0)
+		real.close(src->null);
+}
+
 /* more: keep the message open after the last chunk (SPLICE_F_MORE, or
  * sendfile's rule that only the chunk that completes len closes it). */
-static ssize_t feed_from(int fd, struct afd *a, struct source *src, size_t len, bool more)
+static ssize_t feed_chunks(int fd, struct afd *a, struct source *src, size_t len, bool more,
+			   uint8_t *buf, size_t cap, bool area)
 {
-	uint8_t buf[UALG_DATA_MAX];
 	size_t done = 0;
 	int err = 0;
 
-	if (src->pipe && pipe2(src->peek, O_CLOEXEC | O_NONBLOCK) < 0)
-		return sfail(errno);
 	while (done < len) {
-		size_t want = len - done < sizeof(buf) ? len - done : sizeof(buf);
+		size_t want = len - done < cap ? len - done : cap;
 		if (done && src->pipe && !pipe_pending(src->fd))
 			break;	/* splice stops once the pipe is empty */
 		ssize_t n = source_peek(src, buf, want);
@@ -717,26 +858,38 @@ static ssize_t feed_from(int fd, struct afd *a, struct source *src, size_t len, 
 		}
 		bool last = done + (size_t)n == len ||
 			    (src->pipe && pipe_pending(src->fd) == (size_t)n);
+		const int flags = (more || !last) ? MSG_MORE : 0;
 		struct iovec iov = { buf, (size_t)n };
-		ssize_t s = do_send(fd, a, &iov, 1, NULL, (more || !last) ? MSG_MORE : 0);
+		ssize_t s = area ? send_area(fd, a, (size_t)n, flags) : do_send(fd, a, &iov, 1, NULL, flags);
 		if (s < 0) {
 			err = errno;
-			if (src->pipe)
-				source_consume(src, buf, 0, (size_t)n);
 			break;
 		}
-		source_consume(src, buf, (size_t)s, src->pipe ? (size_t)n - (size_t)s : 0);
+		source_consume(src, buf, (size_t)s);
 		done += (size_t)s;
 		if (s < n)
 			break;
 	}
-	if (src->pipe) {
-		real.close(src->peek[0]);
-		real.close(src->peek[1]);
-	}
 	if (done == 0 && err)
 		return sfail(err);
 	return (ssize_t)done;
+}
+
+static ssize_t feed_from(int fd, struct afd *a, struct source *src, size_t len, bool more)
+{
+	uint8_t local[UALG_DATA_MAX];
+	uint8_t *area = len >= SHM_MIN ? shm_acquire(fd, a) : NULL;
+	int r = source_open(src, area != NULL);
+	ssize_t n = r ? sfail(-r)
+		      : feed_chunks(fd, a, src, len, more, area ? area : local,
+				    area ? a->shm_size : sizeof(local), area != NULL);
+	int err = errno;
+	if (!r)
+		source_close(src);
+	if (area)
+		shm_release(a);
+	errno = err;
+	return n;
 }
 
 static ssize_t do_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov,
@@ -830,6 +983,9 @@ EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t len)
 
 /* ---- receiving ------------------------------------------------------ */
 
+static ssize_t recv_parts(int fd, struct afd *a, struct iov_cursor *cur, size_t total, int flags,
+			  int *msg_flags, uint8_t *area);
+
 static ssize_t do_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov,
 		       int flags, int *msg_flags)
 {
@@ -848,36 +1004,65 @@ static ssize_t do_recv(int fd, struct afd *a, const struct iovec *iov, size_t ni
 		flags |= MSG_DONTWAIT;
 
 	struct iov_cursor cur = { iov, niov, 0, 0 };
+	/* A digest is small: hash reads stay in frames. */
+	uint8_t *area = total >= SHM_MIN && strcmp(a->type, "hash") ? shm_acquire(fd, a) : NULL;
+	ssize_t n = recv_parts(fd, a, &cur, total, flags, msg_flags, area);
+	if (area)
+		shm_release(a);
+	return n;
+}
+
+/* The parts of one receive: into the area while it is usable (a part
+ * whose buffer fails the probe goes by frames, which find it as the frame
+ * path always has), else in frames. */
+static ssize_t recv_parts(int fd, struct afd *a, struct iov_cursor *cur, size_t total, int flags,
+			  int *msg_flags, uint8_t *area)
+{
 	const bool whole = !strcmp(a->type, "aead");
 	size_t got = 0;
+	int r;
+
 	do {
 		struct iovec parts[UALG_FRAME_PARTS];
-		int np;
-		size_t want = total - got < UALG_DATA_MAX ? total - got : UALG_DATA_MAX;
-		size_t cap = cursor_take(&cur, parts, &np, UALG_FRAME_PARTS, want);
-		/* Ciphers map the caller's buffer before taking any data
-		 * (af_alg_get_rsgl), so a bad one leaves the queue intact;
-		 * a hash computes its result first. */
-		if (strcmp(a->type, "hash"))
-			for (int i = 0; i < np; i++)
-				if (probe_out(parts[i].iov_base, parts[i].iov_len))
-					return got ? (ssize_t)got : sfail(EFAULT);
+		int np = 0;
+		size_t cap = total - got < UALG_DATA_MAX ? total - got : UALG_DATA_MAX;
+		if (area) {
+			cap = total - got < a->shm_size ? total - got : a->shm_size;
+			if (cursor_probe(*cur, cap))
+				area = NULL;
+		}
+		if (!area) {
+			cap = cursor_take(cur, parts, &np, UALG_FRAME_PARTS, cap);
+			/* Ciphers map the caller's buffer before taking any
+			 * data (af_alg_get_rsgl), so a bad one leaves the
+			 * queue intact; a hash computes its result first. */
+			if (strcmp(a->type, "hash"))
+				for (int i = 0; i < np; i++)
+					if (probe_out(parts[i].iov_base, parts[i].iov_len))
+						return got ? (ssize_t)got : sfail(EFAULT);
+		}
 		struct ualg_recv m = { (flags & MSG_DONTWAIT) ? UALG_RECV_DONTWAIT : 0, (uint32_t)cap,
 				       (uint32_t)(whole ? total : cap), 0 };
 		if (whole && got)
 			m.flags |= UALG_RECV_REST;
-		struct iovec req = { &m, sizeof(m) };
-		struct xact x = { .type = UALG_MSG_RECV, .parts = &req, .nparts = 1,
-				  .rbody = parts, .nrbody = np };
+		struct ualg_shm_ref ref = { 0, cap };
+		struct iovec req[2] = { { &m, sizeof(m) }, { &ref, sizeof(ref) } };
+		struct xact x = { .type = area ? UALG_MSG_RECV_SHM : UALG_MSG_RECV, .parts = req,
+				  .nparts = area ? 2 : 1, .rbody = parts, .nrbody = np,
+				  .data_len = cap };
 		r = client_xact(a, fd, &x);
 		if (r < 0)
 			return got ? (ssize_t)got : sfail(-r);
 		if (msg_flags && (x.rflags & UALG_HDR_TRUNC))
 			*msg_flags |= MSG_TRUNC;
+		/* A whole-buffer operation (AEAD): r counts all it produced,
+		 * the parts beyond the first follow. */
+		size_t n = whole && !got && (size_t)r > cap ? cap : (size_t)r;
+		if (area && n > cap)
+			return got ? (ssize_t)got : sfail(EPROTO);
+		if (area && cursor_copy_out(cur, area, n))
+			return got ? (ssize_t)got : sfail(EFAULT);
 		if (whole) {
-			/* One operation on the whole buffer: r counts all it
-			 * produced; the parts beyond this frame follow. */
-			size_t n = got ? (size_t)r : ((size_t)r < cap ? (size_t)r : cap);
 			if (!got)
 				total = (size_t)r;
 			got += n;
@@ -885,8 +1070,8 @@ static ssize_t do_recv(int fd, struct afd *a, const struct iovec *iov, size_t ni
 				break;
 			continue;
 		}
-		got += (size_t)r;
-		if ((size_t)r < cap || !r)
+		got += n;
+		if (n < cap || !n)
 			break;
 	} while (got < total);
 	return (ssize_t)got;

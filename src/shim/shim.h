@@ -26,6 +26,13 @@ struct afd {
 	char type[14];		/* salg_type once bound ("hash", "skcipher") */
 	int nl_peer;		/* NETLINK_CRYPTO: our end of the pair, else -1 */
 	int sndbuf;		/* sk_sndbuf as SO_SNDBUF set it; 0: not set */
+	/* The payload area for large transfers (shm.c): set up once, used
+	 * only by the process that set it up, one transfer at a time. */
+	atomic_int shm_state;	/* SHM_NONE, SHM_BUSY (being set up), SHM_READY, SHM_NEVER */
+	pthread_mutex_t shm_lock;	/* held from filling the area to emptying it */
+	uint8_t *shm;
+	size_t shm_size;
+	pid_t shm_pid;
 };
 
 struct afd *afd_get(int fd);	/* NULL when fd is not ours */
@@ -62,10 +69,22 @@ struct xact {
 	uint16_t rflags;
 	int rfd;
 	bool want_fd, cloexec;
+	size_t data_len;	/* send/receive: its bytes, for the reply's poll window */
 };
 int client_xact(struct afd *a, int fd, struct xact *x);
 /* Connects a new transform socket to algd (blocking, after HELLO). */
 int client_connect(int type_flags);
+
+/* shm.c: transfers of at least SHM_MIN bytes on an op socket go through
+ * its payload area.  shm_acquire() returns the area, locked for this
+ * transfer (set up on first use), or NULL: use frames.  shm_release()
+ * unlocks it.  shm_forget() unmaps it when the socket's last fd here
+ * closes. */
+#define SHM_MIN (16u * 1024u)
+enum { SHM_NONE, SHM_BUSY, SHM_READY, SHM_NEVER };
+uint8_t *shm_acquire(int fd, struct afd *a);
+void shm_release(struct afd *a);
+void shm_forget(struct afd *a);
 
 /* Parsed control data of one sendmsg(), as af_alg_cmsg_send(). */
 struct shim_ctl {
@@ -98,6 +117,8 @@ void shim_adopt_inherited(void);
 
 /* Copies from the caller's memory, -EFAULT where it cannot be read. */
 int copy_in(void *dst, const void *src, size_t len);
+/* Copies to the caller's memory, -EFAULT where it cannot be written. */
+int copy_out(void *dst, const void *src, size_t len);
 /* -EFAULT unless the ends of buf are writable by the caller. */
 int probe_out(void *buf, size_t len);
 

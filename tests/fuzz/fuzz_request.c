@@ -4,7 +4,10 @@
  * that its static handlers run exactly as in algd, over real socketpairs.
  *
  * Input: a sequence of [target:1][len:2 LE][frame:len]; target 0 is the
- * transform socket, 1 the op socket most recently accepted. */
+ * transform socket, 1 the op socket most recently accepted (the low bit
+ * decides); target 0x80 writes the bytes into the op socket's payload area
+ * instead (after an SHM_SETUP), as a hostile client rewrites it between
+ * and during requests. */
 #include "../../src/algd/server.c"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -21,6 +24,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return epfd < 0 || ualg_core_init() ? 1 : 0;
 }
 
+/* The client's view of the newest payload area (SHM_SETUP's memfd). */
+static uint8_t *area;
+
+static void map_area(int memfd)
+{
+	void *m;
+
+	if (area)
+		munmap(area, UALG_SHM_SIZE);
+	area = NULL;
+	if (ualg_memfd_map(memfd, UALG_SHM_SIZE, &m) == 0)
+		area = m;
+	close(memfd);
+}
+
 /* Reads the replies algd sent to a client end; returns the last fd passed
  * with them (an accepted op socket), closing earlier ones, or -1. */
 static int drain(int fd)
@@ -31,6 +49,10 @@ static int drain(int fd)
 	int passed, last = -1;
 
 	while (ualg_frame_recv(fd, &h, &body, 1, &passed, 1) > 0) {
+		if (passed >= 0 && h.type == UALG_MSG_SHM_SETUP) {
+			map_area(passed);
+			continue;
+		}
 		if (passed >= 0) {
 			if (last >= 0)
 				close(last);
@@ -87,11 +109,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	while (size >= 3 && conns) {
-		const int target = data[0] & 1;
+		const uint8_t tag = data[0];
+		const int target = tag & 1;
 		size_t n = (size_t)data[1] | (size_t)data[2] << 8;
 		data += 3, size -= 3;
 		if (n > size)
 			n = size;
+		if (tag == 0x80) {
+			if (area)
+				memcpy(area, data, n);
+			data += n, size -= n;
+			continue;
+		}
 		int fd = target && opfd >= 0 ? opfd : sv[1];
 		if (send(fd, data, n, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno != EAGAIN)
 			break;
@@ -106,5 +135,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(sv[1]);
 	while (conns)
 		conn_close(conns);
+	if (area)
+		munmap(area, UALG_SHM_SIZE);
+	area = NULL;
 	return 0;
 }

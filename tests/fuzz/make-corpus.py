@@ -39,6 +39,21 @@ def recv(n):
     return frame(RECV, struct.pack("=II", 0, n))
 
 
+SHM_SETUP, SEND_SHM, RECV_SHM = 66, 67, 68
+AREA = 0x80     # fuzz_request's target that writes the payload area
+
+
+def send_shm(off, n, flags=SEND_FIRST | SEND_LAST, op=0, iv=b""):
+    if iv:
+        flags |= SEND_IV | SEND_CTL
+    return frame(SEND_SHM, struct.pack("=IIII", flags, op, 0, len(iv)) + iv + struct.pack("=QQ", off, n))
+
+
+def recv_shm(off, n, total=None):
+    return frame(RECV_SHM, struct.pack("=IIII", 0, n, n if total is None else total, 0) +
+                 struct.pack("=QQ", off, n))
+
+
 def seq(*parts):
     """fuzz_request's input: [target][len LE16][frame]..."""
     return b"".join(bytes([t]) + struct.pack("<H", len(f)) + f for t, f in parts)
@@ -69,6 +84,16 @@ SEEDS = {
         seq((0, hello()), (0, bind("skcipher", "xts(aes)")), (0, frame(ACCEPT)),
             (0, setkey(bytes(range(64)))), (1, recv(16)), (1, frame(CANCEL))),
         seq((0, hello()), (0, frame(ALGINFO, b"cbc(aes)".ljust(64, b"\0") + b"\0" * 64))),
+        seq((0, hello()), (0, bind("skcipher", "ctr(aes)")), (0, setkey(b"K" * 16)),
+            (0, frame(ACCEPT)), (1, frame(SHM_SETUP)), (AREA, b"p" * 4096),
+            (1, send_shm(0, 4096, op=1, iv=b"\0" * 16)), (AREA, b"q" * 64),
+            (1, recv_shm(8192, 4096)), (1, frame(SHM_SETUP))),
+        seq((0, hello()), (0, bind("hash", "sha256")), (0, frame(ACCEPT)),
+            (1, frame(SHM_SETUP)), (AREA, b"abc"), (1, send_shm(0, 3)), (1, recv(32))),
+        seq((0, hello()), (0, bind("aead", "gcm(aes)")), (0, setkey(b"K" * 16)),
+            (0, frame(ACCEPT)), (1, frame(SHM_SETUP)), (AREA, b"a" * 48),
+            (1, send_shm(0, 48, op=0, iv=b"\0" * 12)), (1, recv_shm(4096, 32, 32)),
+            (1, recv_shm((1 << 64) - 8, 16))),
     ],
 }
 

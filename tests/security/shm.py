@@ -1,0 +1,397 @@
+#!/usr/bin/env python3
+"""The shim's payload area (UALG_MSG_SHM_SETUP, SEND_SHM, RECV_SHM in
+src/proto/proto.h) against a hostile client, then through the shim itself.
+
+Part 1 talks the wire protocol directly: bad offsets and wrapping lengths,
+the area missing, the area rewritten by a thread while algd works on it,
+input changed after a send, AEAD decryption with a bad tag (nothing may
+reach the area), writes outside the named output range.  Part 2 (run
+under ualg-run) sends large buffers, splices and forks through AF_ALG.
+Expected values: NIST SP 800-38A F.5.1 (CTR-AES128), Python's hashlib and
+the cryptography package (OpenSSL) as reference peers.  Prints TAP and
+'N passed, N failed'."""
+import fcntl
+import hashlib
+import mmap
+import os
+import socket
+import struct
+import sys
+import threading
+
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+PATH = os.environ["UALG_SOCKET"]
+HDR = struct.Struct("=IHHiI")
+HELLO, BIND, SETSOCKOPT, ACCEPT, SEND, RECV = 1, 2, 3, 4, 5, 6
+SHM_SETUP, SEND_SHM, RECV_SHM = 66, 67, 68
+S_MORE, S_FIRST, S_LAST, S_CTL, S_IV = 0x01, 0x04, 0x08, 0x10, 0x20
+SOL_ALG, ALG_SET_KEY = 279, 1
+F_GET_SEALS = 1034
+F_SEAL_SEAL, F_SEAL_SHRINK, F_SEAL_GROW = 1, 2, 4
+EBUSY, EOPNOTSUPP, EBADMSG = 16, 95, 74
+AREA = 1 << 20
+results = []
+
+# NIST SP 800-38A F.5.1, CTR-AES128.Encrypt
+CTR_KEY = bytes.fromhex("2b7e151628aed2a6abf7158809cf4f3c")
+CTR_IV = bytes.fromhex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff")
+CTR_PT = bytes.fromhex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
+                       "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710")
+CTR_CT = bytes.fromhex("874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff"
+                       "5ae4df3edbd5d35e5b4f09020db03eab1e031dda2fbe03d1792170a0f3009cee")
+
+
+def check(name, cond):
+    results.append(bool(cond))
+    print("%sok %d - %s" % ("" if cond else "not ", len(results), name))
+
+
+def frame(typ, body=b""):
+    return HDR.pack(HDR.size + len(body), typ, 0, 0, 0) + body
+
+
+def connect():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(10)
+    s.connect(PATH)
+    s.send(frame(HELLO, struct.pack("=IHH", 0x55414C47, 1, 1)))
+    assert HDR.unpack(s.recv(64)[:HDR.size])[3] == 1
+    return s
+
+
+def call(s, typ, body=b""):
+    """One request; returns (result, data)."""
+    s.send(frame(typ, body))
+    r = s.recv(70000)
+    h = HDR.unpack(r[:HDR.size])
+    assert h[1] == typ, h
+    return h[3], r[HDR.size:]
+
+
+def tfm(typ, name, key=None):
+    t = connect()
+    n = name.encode() + b"\0"
+    assert call(t, BIND, struct.pack("=14sHIII", typ.encode(), 0, 0, 0, len(n)) + n)[0] == 0
+    if key:
+        assert call(t, SETSOCKOPT, struct.pack("=iiIIII", SOL_ALG, ALG_SET_KEY, len(key), 0, len(key), 0) + key)[0] == 0
+    return t
+
+
+def accept(t):
+    t.send(frame(ACCEPT))
+    _, fds, _, _ = socket.recv_fds(t, 64, 1)
+    op = socket.socket(fileno=fds[0])
+    op.settimeout(10)
+    return op
+
+
+def setup(op):
+    """SHM_SETUP: (result, size, fd or None)."""
+    op.send(frame(SHM_SETUP))
+    data, fds, _, _ = socket.recv_fds(op, 64, 1)
+    h = HDR.unpack(data[:HDR.size])
+    size = struct.unpack("=Q", data[HDR.size:HDR.size + 8])[0] if h[3] == 0 else None
+    return h[3], size, (fds[0] if fds else None)
+
+
+def area_of(op):
+    r, size, fd = setup(op)
+    assert r == 0 and size == AREA, (r, size)
+    m = mmap.mmap(fd, size)
+    os.close(fd)
+    return m
+
+
+def send_shm(op, off, n, flags=S_FIRST | S_LAST, op_code=0, assoclen=0, iv=b""):
+    if iv:
+        flags |= S_CTL | S_IV
+    elif op_code or assoclen:
+        flags |= S_CTL
+    return call(op, SEND_SHM, struct.pack("=IIII", flags, op_code, assoclen, len(iv)) + iv +
+                struct.pack("=QQ", off, n))[0]
+
+
+def recv_shm(op, off, n, total=None):
+    return call(op, RECV_SHM, struct.pack("=IIII", 0, n, n if total is None else total, 0) +
+                struct.pack("=QQ", off, n))
+
+
+def closed_after(s, data):
+    s.send(data)
+    try:
+        while True:
+            m = s.recv(70000)
+            if not m:
+                return True
+            if HDR.unpack(m[:HDR.size])[3] >= 0:
+                return False
+    except socket.timeout:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+def ctr_ref(key, iv, data):
+    e = Cipher(algorithms.AES(key), modes.CTR(iv)).encryptor()
+    return e.update(data) + e.finalize()
+
+
+def sha1_abc_works():
+    t = tfm("hash", "sha1")
+    op = accept(t)
+    call(op, SEND, struct.pack("=IIII", S_FIRST | S_LAST, 0, 0, 0) + b"abc")
+    r, d = call(op, RECV, struct.pack("=IIII", 0, 20, 20, 0))
+    op.close()
+    t.close()
+    return d.hex() == "a9993e364706816aba3e25717850c26c9cd0d89d"
+
+
+# ---- part 1: the wire protocol -----------------------------------------
+
+t = tfm("skcipher", "ctr(aes)", CTR_KEY)
+r, _, fd = setup(t)
+check("SHM_SETUP on a transform socket: EOPNOTSUPP, no fd", r == -EOPNOTSUPP and fd is None)
+op = accept(t)
+r, size, fd = setup(op)
+check("SHM_SETUP on an op socket: a 1 MiB memfd", r == 0 and size == AREA and fd is not None)
+seals = fcntl.fcntl(fd, F_GET_SEALS)
+check("the area is sealed against shrinking, growing and new seals",
+      seals & (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW) == F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW)
+try:
+    os.ftruncate(fd, 4096)
+    shrunk = True
+except OSError:
+    shrunk = False
+check("the client cannot shrink it", not shrunk and os.fstat(fd).st_size == AREA)
+area = mmap.mmap(fd, AREA)
+os.close(fd)
+check("a second SHM_SETUP: EBUSY, connection kept", setup(op)[0] == -EBUSY)
+
+# A known answer through the area, with a sentinel everywhere else.
+area[:] = b"\xa5" * AREA
+area[4096:4096 + 64] = CTR_PT
+check("SEND_SHM takes 64 bytes", send_shm(op, 4096, 64, op_code=1, iv=CTR_IV) == 64)
+area[4096:4096 + 64] = bytes(64)     # changed after the send: must not matter
+r, d = recv_shm(op, 8192, 64)
+check("RECV_SHM: NIST SP 800-38A F.5.1 ciphertext at the named offset, no inline data",
+      r == 64 and d == b"" and area[8192:8192 + 64] == CTR_CT)
+check("input rewritten after the send did not change the result (copied out at once)",
+      area[8192:8192 + 64] == CTR_CT)
+rest = area[:4096] + area[4096 + 64:8192] + area[8192 + 64:]
+check("nothing outside the output range was written", rest.count(b"\xa5") == len(rest))
+
+# Large: 192 KiB of random data (under the 208 KiB send buffer).
+data = os.urandom(192 * 1024)
+iv = os.urandom(16)
+area[:len(data)] = data
+ok = send_shm(op, 0, len(data), op_code=1, iv=iv) == len(data)
+r, _ = recv_shm(op, 256 * 1024, len(data))
+check("192 KiB through the area match OpenSSL's AES-CTR",
+      ok and r == len(data) and area[256 * 1024:256 * 1024 + len(data)] == ctr_ref(CTR_KEY, iv, data))
+
+bad = [
+    ("an offset past the area", lambda o: send_shm_frame(AREA + 1, 0)),
+    ("a length past the area", lambda o: send_shm_frame(0, AREA + 1)),
+    ("a range ending past the area", lambda o: send_shm_frame(AREA - 8, 16)),
+    ("a wrapping offset + length", lambda o: send_shm_frame(2**64 - 16, 32)),
+    ("a huge length", lambda o: send_shm_frame(16, 2**64 - 8)),
+    ("a RECV_SHM range past the area", lambda o: recv_shm_frame(AREA - 16, 64, 64)),
+    ("a RECV_SHM wrapping offset", lambda o: recv_shm_frame(2**64 - 32, 64, 64)),
+    ("a RECV_SHM whose range length differs from its length", lambda o: frame(
+        RECV_SHM, struct.pack("=IIII", 0, 64, 64, 0) + struct.pack("=QQ", 0, 32))),
+    ("a SEND_SHM without its range", lambda o: frame(SEND_SHM, struct.pack("=IIII", S_FIRST | S_LAST, 0, 0, 0))),
+    ("a SEND_SHM with inline data after its range", lambda o: frame(
+        SEND_SHM, struct.pack("=IIII", S_FIRST | S_LAST, 0, 0, 0) + struct.pack("=QQ", 0, 16) + b"x")),
+    ("an SHM_SETUP with a body", lambda o: frame(SHM_SETUP, b"\0" * 8)),
+]
+
+
+def send_shm_frame(off, n):
+    return frame(SEND_SHM, struct.pack("=IIII", S_FIRST | S_LAST, 0, 0, 0) + struct.pack("=QQ", off, n))
+
+
+def recv_shm_frame(off, n, total):
+    return frame(RECV_SHM, struct.pack("=IIII", 0, n, total, 0) + struct.pack("=QQ", off, n))
+
+
+for name, make in bad:
+    o = accept(t)
+    a = area_of(o)
+    a[:] = b"\x5a" * AREA
+    check(name + ": error and close", closed_after(o, make(o)))
+    check(name + ": the area is untouched", a[:].count(b"\x5a") == AREA)
+    a.close()
+    o.close()
+
+o = accept(t)
+check("SEND_SHM with no area: close", closed_after(o, send_shm_frame(0, 16)))
+o.close()
+o = accept(t)
+check("RECV_SHM with no area: close", closed_after(o, recv_shm_frame(0, 16, 16)))
+o.close()
+o = accept(t)
+a = area_of(o)
+check("an empty range at the area's end is valid", send_shm(o, AREA, 0, op_code=1, iv=CTR_IV) == 0)
+a.close()
+o.close()
+
+# A thread rewrites the whole area while algd reads and writes it.
+stop = threading.Event()
+
+
+def scribble(m):
+    junk = os.urandom(4096)
+    while not stop.is_set():
+        for off in range(0, AREA, 4096):
+            m[off:off + 4096] = junk
+
+
+o = accept(t)
+a = area_of(o)
+h = tfm("hash", "sha256")
+ho = accept(h)
+ha = area_of(ho)
+th = [threading.Thread(target=scribble, args=(a,)), threading.Thread(target=scribble, args=(ha,))]
+for x in th:
+    x.start()
+shapes = True
+for i in range(100):
+    shapes &= send_shm(o, 0, 65536, op_code=1, iv=CTR_IV) == 65536
+    shapes &= recv_shm(o, 65536, 65536)[0] == 65536
+    shapes &= send_shm(ho, 0, 65536) == 65536
+    r, d = call(ho, RECV, struct.pack("=IIII", 0, 32, 32, 0))
+    shapes &= r == 32 and len(d) == 32
+stop.set()
+for x in th:
+    x.join()
+check("cipher and hash requests on an area a thread keeps rewriting: every answer well-formed", shapes)
+check("algd still serves another client", sha1_abc_works())
+
+# Input copied out at the send: rewriting it during the receive changes nothing.
+data = os.urandom(65536)
+a[:65536] = data
+stop.clear()
+send_shm(o, 0, 65536, op_code=1, iv=CTR_IV)
+x = threading.Thread(target=lambda: [a.__setitem__(slice(0, 65536), bytes(65536)) for _ in range(50)])
+x.start()
+r, _ = recv_shm(o, 131072, 65536)
+x.join()
+check("input rewritten while the receive runs: the output is that of the input sent",
+      r == 65536 and a[131072:131072 + 65536] == ctr_ref(CTR_KEY, CTR_IV, data))
+a.close()
+o.close()
+
+# AEAD: a bad tag releases nothing into the area; a good one the plaintext.
+key, nonce, aad = os.urandom(16), os.urandom(12), os.urandom(20)
+pt = os.urandom(40000)
+ct = AESGCM(key).encrypt(nonce, pt, aad)
+g = tfm("aead", "gcm(aes)", key)
+for tag_ok in (False, True):
+    go = accept(g)
+    ga = area_of(go)
+    ga[:] = b"\x3c" * AREA
+    msg = aad + (ct if tag_ok else ct[:-1] + bytes([ct[-1] ^ 1]))
+    ga[:len(msg)] = msg
+    taken = send_shm(go, 0, len(msg), op_code=0, assoclen=len(aad), iv=nonce)
+    r, _ = recv_shm(go, 512 * 1024, len(aad) + len(pt))
+    out = ga[512 * 1024:512 * 1024 + len(aad) + len(pt)]
+    if tag_ok:
+        check("gcm(aes) decryption through the area: plaintext as OpenSSL's",
+              taken == len(msg) and r == len(aad) + len(pt) and out[len(aad):] == pt)
+    else:
+        check("gcm(aes) with a bad tag: EBADMSG and not one byte in the output range",
+              taken == len(msg) and r == -EBADMSG and out.count(b"\x3c") == len(out))
+    ga.close()
+    go.close()
+check("algd still serves another client after all that", sha1_abc_works())
+
+# ---- part 2: through the shim ------------------------------------------
+
+if os.environ.get("LD_PRELOAD", "").find("ualg") < 0:
+    check("part 2 runs under ualg-run", False)
+else:
+    ALG = socket.AF_ALG
+
+    def alg(typ, name, key=None):
+        s = socket.socket(ALG, socket.SOCK_SEQPACKET)
+        s.bind((typ, name))
+        if key:
+            s.setsockopt(SOL_ALG, ALG_SET_KEY, key)
+        return s
+
+    big = os.urandom(3 << 20)
+    ht = alg("hash", "sha256")
+    hop, _ = ht.accept()
+    hop.sendall(big)
+    check("sha256 of 3 MiB in one sendall() matches hashlib", hop.recv(32) == hashlib.sha256(big).digest())
+    with open("/proc/self/maps") as f:
+        check("the shim mapped an op socket's payload area (memfd:ualg-shm)", "memfd:ualg-shm" in f.read())
+
+    key, iv = os.urandom(16), os.urandom(16)
+    ct_ = alg("skcipher", "ctr(aes)", key)
+    cop, _ = ct_.accept()
+    part = big[:150000]
+    cop.sendmsg_afalg([part[:70000], part[70000:100000], part[100000:]], op=socket.ALG_OP_ENCRYPT, iv=iv)
+    out = bytearray(len(part))
+    views = [memoryview(out)[:50000], memoryview(out)[50000:]]
+    n = cop.recvmsg_into(views)[0]
+    check("ctr(aes): 150000 bytes from three iovecs into two match OpenSSL's",
+          n == len(part) and bytes(out) == ctr_ref(key, iv, part))
+
+    # splice: a pipe into the op socket, the data through the area.
+    rp, wp = os.pipe()
+    cop.sendmsg_afalg([], op=socket.ALG_OP_ENCRYPT, iv=iv, flags=socket.MSG_MORE)
+    chunk = big[:65536]
+    os.write(wp, chunk)
+    moved = os.splice(rp, cop.fileno(), 65536)
+    got = b""
+    while len(got) < 65536:
+        got += cop.recv(65536 - len(got))
+    check("splice() of 64 KiB from a pipe: all moved, AES-CTR as OpenSSL's, pipe empty",
+          moved == 65536 and got == ctr_ref(key, iv, chunk) and
+          fcntl.ioctl(rp, 0x541B, b"\0\0\0\0") == b"\0\0\0\0")
+    os.close(rp)
+    os.close(wp)
+
+    # fork: the child shares the op socket (and the parent's area).
+    hop.sendall(big[:1 << 20])
+    first = hop.recv(32) == hashlib.sha256(big[:1 << 20]).digest()
+    pid = os.fork()
+    if pid == 0:
+        hop.sendall(big[1 << 20:])
+        ok = hop.recv(32) == hashlib.sha256(big[1 << 20:]).digest()
+        cop.sendmsg_afalg([big[:100000]], op=socket.ALG_OP_ENCRYPT, iv=iv)
+        out = b""
+        while len(out) < 100000:
+            out += cop.recv(100000 - len(out))
+        os._exit(0 if ok and out == ctr_ref(key, iv, big[:100000]) else 1)
+    _, status = os.waitpid(pid, 0)
+    check("after fork the child's large hash and cipher calls on the shared op sockets are right",
+          first and status == 0)
+    hop.sendall(big[2 << 20:])
+    check("... and the parent's still are afterwards", hop.recv(32) == hashlib.sha256(big[2 << 20:]).digest())
+
+    gk, gn = os.urandom(32), os.urandom(12)
+    gt = alg("aead", "gcm(aes)", gk)
+    gop, _ = gt.accept()
+    pt = big[:60000]
+    gop.sendmsg_afalg([pt], op=socket.ALG_OP_ENCRYPT, iv=gn, assoclen=0)
+    enc = b""
+    while len(enc) < len(pt) + 16:
+        enc += gop.recv(len(pt) + 16)
+    check("gcm(aes) encryption of 60000 bytes matches OpenSSL's", enc == AESGCM(gk).encrypt(gn, pt, None))
+    gop2, _ = gt.accept()
+    gop2.sendmsg_afalg([enc[:-1] + bytes([enc[-1] ^ 0x80])], op=socket.ALG_OP_DECRYPT, iv=gn, assoclen=0)
+    buf = bytearray(b"\x77" * len(pt))
+    try:
+        gop2.recv_into(buf)
+        err = 0
+    except OSError as e:
+        err = e.errno
+    check("gcm(aes) decryption with a bad tag: EBADMSG, the caller's buffer untouched",
+          err == EBADMSG and buf.count(b"\x77") == len(buf))
+
+print("%d passed, %d failed" % (sum(results), len(results) - sum(results)))
+sys.exit(0 if all(results) else 1)
