@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #define KEYSTORE_MAX_KEYS 256
-#define KEYSTORE_BAD_FRAME 1	/* a malformed request: the connection ends */
+#define KEYSTORE_BAD_FRAME (-200000)	/* a malformed request: the connection ends (outside the errno range and LIST's counts) */
 
 /* Who is asking: the connection's SO_PEERCRED and SO_PEERGROUPS. */
 struct key_caller {
