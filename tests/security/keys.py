@@ -5,7 +5,7 @@ Vectors: RFC 3602 case 1 (cbc(aes)) and RFC 4231 case 2 (hmac(sha256)).
 Prints TAP lines and 'N passed, N failed'."""
 import ctypes, errno, os, socket, subprocess, sys, tempfile
 
-ALGD, ALGCTL = sys.argv[1], sys.argv[2]
+ALGD, ALGCTL, LIBUALG = sys.argv[1], sys.argv[2], sys.argv[3]
 TMP = tempfile.mkdtemp(prefix="ualg-keys.")
 os.chmod(TMP, 0o711)
 ROOT = os.geteuid() == 0
@@ -36,6 +36,24 @@ def by_name(s, name):
         return 0
     except OSError as e:
         return e.errno
+
+
+def scan(pid, needle):
+    """Copies of needle in pid's readable memory (faults.py's scan)."""
+    with open(f"/proc/{pid}/maps") as f:
+        maps = [l.split() for l in f]
+    hits = 0
+    with open(f"/proc/{pid}/mem", "rb", 0) as mem:
+        for m in maps:
+            a, b = (int(v, 16) for v in m[0].split("-"))
+            if "r" not in m[1] or b - a > 1 << 30:
+                continue
+            try:
+                mem.seek(a)
+                hits += mem.read(b - a).count(needle)
+            except OSError:
+                pass
+    return hits
 
 
 def tfm(typ, name):
@@ -117,9 +135,39 @@ try:
               p.returncode == 1 and b"EPERM" in p.stderr, p.stderr)
     else:
         check("other uids (skipped: needs root)", True)
+    # libualg: ualg_ring_setkey_named() and RFC 4231 case 2 through a ring
+    lib = ctypes.CDLL(LIBUALG)
+    ring = ctypes.create_string_buffer(4096)
+    rc = lib.ualg_ring_init_at(ring, 8, 65536, SOCK.encode())
+    t = lib.ualg_ring_open_tfm(ring, b"hash", b"hmac(sha256)", None) if rc == 0 else -1
+    named = lib.ualg_ring_setkey_named(ring, t, b"rfc4231") if t >= 0 else -1
+    out = ctypes.create_string_buffer(32)
+    n = lib.ualg_hash_oneshot(ring, t, HM, len(HM), out, 32) if named == 0 else -1
+    check("libualg ualg_ring_setkey_named: RFC 4231 case 2", n == 32 and out.raw == HD,
+          f"init {rc} open {t} setkey {named} hash {n}")
+    check("libualg: unknown name ENOKEY", lib.ualg_ring_setkey_named(ring, t, b"nope") == -errno.ENOKEY)
+    lib.ualg_ring_exit(ring)
+    try:
+        check("while stored, the key is in algd's memory (proves the scan finds it)",
+              scan(proc.pid, K) > 0)
+    except OSError as e:
+        check(f"memory scan (skipped: {e.strerror})", True)
     p = algctl("key", "del", "rfc3602")
     check("key del", p.returncode == 0, p.stderr)
     check("deleted: ENOKEY", by_name(tfm("skcipher", "cbc(aes)"), b"rfc3602") == errno.ENOKEY)
+    # Memory scan (as faults.py): once deleted and every socket keyed with
+    # it closed, no copy of the key is left in algd.
+    import gc
+    s = x = op = h = None
+    k2 = None
+    gc.collect()
+    try:
+        import time
+        time.sleep(0.5)
+        hits = scan(proc.pid, K)
+        check("after key del and close, the key is nowhere in algd's memory", hits == 0, f"{hits}")
+    except OSError as e:
+        check(f"memory scan (skipped: {e.strerror})", True)
 finally:
     proc.terminate()
     proc.wait()
