@@ -3,6 +3,9 @@
  * parsing and dispatch, afalg.c and algif_*.c).  server.c is included so
  * that its static handlers run exactly as in algd, over real socketpairs.
  *
+ * The transform socket's connection may administer named keys, so that
+ * keystore.c's parsers are reached; the store is emptied after each input.
+ *
  * Input: a sequence of [target:1][len:2 LE][frame:len]; target 0 is the
  * transform socket, 1 the op socket most recently accepted. */
 #include "../../src/algd/server.c"
@@ -81,11 +84,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fcntl(sv[1], F_SETFL, O_NONBLOCK);
 	struct client *cl = client_get(0);
 	struct alg_sock *sk = afalg_sock_new();
-	if (!cl || !sk || !conn_add(sv[0], cl, sk, false)) {
+	struct conn *c = cl && sk ? conn_add(sv[0], cl, sk, false) : NULL;
+	if (!c) {
 		close(sv[0]);
 		close(sv[1]);
 		return 0;
 	}
+	c->key_admin = true;
 	while (size >= 3 && conns) {
 		const int target = data[0] & 1;
 		size_t n = (size_t)data[1] | (size_t)data[2] << 8;
@@ -106,5 +111,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(sv[1]);
 	while (conns)
 		conn_close(conns);
+	keystore_clear();
 	return 0;
 }
