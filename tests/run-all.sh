@@ -128,6 +128,11 @@ suite "security and fault tests" "$RUN" python3 tests/security/faults.py "$B/src
 suite "the shim's payload area against a hostile client, and through the shim" \
 	"$RUN" python3 tests/security/shm.py
 
+# Named keys: algctl key add/del/list, UALG_SET_KEY_BY_NAME, keyring
+# "ualg:NAME" references, allow lists, a memory scan after key del.
+suite "named keys (tests/security/keys.py)" "$RUN" python3 tests/security/keys.py \
+	"$B/src/algd/algd" "$B/src/tools/algctl" "$B/src/lib/libualg.so"
+
 # Linux 6.2's ALG_SET_KEY_BY_KEY_SERIAL, which ualg provides (6.1 lacks it).
 suite "ALG_SET_KEY_BY_KEY_SERIAL with keys from the kernel keyring" "$RUN" python3 tests/real/key_serial.py
 

@@ -1,6 +1,7 @@
 /* The generic part of AF_ALG (crypto/af_alg.c): bind, setsockopt, accept,
  * the key/children bookkeeping and dispatch to the socket's type. */
 #include "afalg.h"
+#include "proto.h"
 
 #include <errno.h>
 #include <linux/if_alg.h>
@@ -88,6 +89,28 @@ int afalg_bind(struct alg_sock *sk, const char *type_name, uint32_t feat, uint32
 	return 0;
 }
 
+/* ualg's own option (ualg_afalg.h): as ALG_SET_KEY with a stored key's
+ * bytes, the name's lookup taking the place of the copy-in. */
+static int setkey_by_name(struct alg_sock *sk, const struct afalg_optval *v)
+{
+	if (sk->connected)
+		return -ENOPROTOOPT;
+	if (v->too_big)
+		return -ENOMEM;
+	if (v->fault)
+		return -EFAULT;
+	size_t len = v->len;
+	if (len && v->data[len - 1] == '\0')
+		len--;	/* a C string with its NUL */
+	int err = -EACCES;
+	struct key *k = v->caller ? keystore_find((const char *)v->data, len, v->caller, &err) : NULL;
+	if (!k)
+		return err;
+	if (!ualg_tfm_has_setkey(sk->tfm))
+		return -ENOSYS;
+	return keystore_setkey(sk->tfm, k);
+}
+
 int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v)
 {
 	if (sk->children != sk->nokey_children)
@@ -110,6 +133,8 @@ int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct a
 		if (!ualg_tfm_has_setkey(sk->tfm))
 			return -ENOSYS;
 		return ualg_tfm_setkey(sk->tfm, v->data, v->len);
+	case UALG_SET_KEY_BY_NAME:
+		return setkey_by_name(sk, v);
 	case ALG_SET_AEAD_AUTHSIZE:
 		/* The size is optlen itself; the value is not read. */
 		if (sk->connected || sk->type != &afalg_type_aead)

@@ -5,6 +5,7 @@
 #define UALG_ALGD_AFALG_H
 
 #include "crypto.h"
+#include "keystore.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -104,6 +105,9 @@ struct afalg_optval {
 	uint32_t optlen;
 	bool too_big, fault;
 	uint32_t keyref_err;	/* ALG_SET_KEY_BY_KEY_SERIAL: the lookup's errno */
+	/* UALG_SET_KEY_BY_NAME: the transform socket's opener, whom the
+	 * key's allow list must name (NULL: refused) */
+	const struct key_caller *caller;
 };
 
 int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v);

@@ -4,6 +4,7 @@
 
 #include <grp.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <string.h>
 
 #define ID_MAX 0xfffffffeu	/* (uid_t)-1 means "no id" */
@@ -58,7 +59,7 @@ static bool resolve_name(const char *s, size_t len, bool is_gid, uint32_t *out)
 	return pw != NULL;
 }
 
-static bool parse_entry(const char *s, size_t len, struct policy_entry *e)
+static bool parse_entry(const char *s, size_t len, struct policy_entry *e, bool names)
 {
 	if (len > 4 && !memcmp(s, "uid:", 4))
 		e->is_gid = false;
@@ -69,17 +70,18 @@ static bool parse_entry(const char *s, size_t len, struct policy_entry *e)
 	s += 4, len -= 4;
 	if (s[0] >= '0' && s[0] <= '9')
 		return parse_number(s, len, &e->id);
-	return resolve_name(s, len, e->is_gid, &e->id);
+	return names && resolve_name(s, len, e->is_gid, &e->id);
 }
 
-int policy_parse(struct policy *p, const char *spec)
+/* spec: len bytes, not necessarily NUL-terminated; never read beyond. */
+static int parse_list(struct policy *p, const char *spec, size_t len, bool names)
 {
 	struct policy next = *p;
 
-	for (const char *s = spec;;) {
-		const char *comma = strchr(s, ',');
-		size_t len = comma ? (size_t)(comma - s) : strlen(s);
-		if (next.n == POLICY_MAX || !parse_entry(s, len, &next.e[next.n]))
+	for (const char *s = spec, *end = spec + len;;) {
+		const char *comma = memchr(s, ',', (size_t)(end - s));
+		size_t n = comma ? (size_t)(comma - s) : (size_t)(end - s);
+		if (next.n == POLICY_MAX || !parse_entry(s, n, &next.e[next.n], names))
 			return -1;
 		next.n++;
 		if (!comma)
@@ -88,6 +90,54 @@ int policy_parse(struct policy *p, const char *spec)
 	}
 	*p = next;
 	return 0;
+}
+
+int policy_parse(struct policy *p, const char *spec)
+{
+	return parse_list(p, spec, strlen(spec), true);
+}
+
+int policy_parse_ids(struct policy *p, const char *spec, size_t len)
+{
+	p->n = 0;
+	if (len == 0)
+		return 0;
+	if (memchr(spec, '\0', len))
+		return -1;
+	return parse_list(p, spec, len, false);
+}
+
+int policy_format(const struct policy *p, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	if (size == 0)
+		return -1;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < p->n; i++) {
+		int n = snprintf(buf + used, size - used, "%s%s:%u", i ? "," : "",
+				 p->e[i].is_gid ? "gid" : "uid", p->e[i].id);
+		if (n < 0 || (size_t)n >= size - used)
+			return -1;
+		used += (size_t)n;
+	}
+	return 0;
+}
+
+bool policy_matches(const struct policy *p, uid_t uid, gid_t gid, const gid_t *groups,
+		    size_t ngroups)
+{
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct policy_entry *e = &p->e[i];
+		if (!e->is_gid && e->id == uid)
+			return true;
+		if (e->is_gid && e->id == gid)
+			return true;
+		for (size_t g = 0; e->is_gid && g < ngroups; g++)
+			if (groups[g] == e->id)
+				return true;
+	}
+	return false;
 }
 
 bool policy_allows(const struct policy *p, uid_t uid, gid_t gid, uid_t self)

@@ -4,6 +4,7 @@
 #define UALG_ALGD_POLICY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -22,6 +23,18 @@ struct policy {
  * part does not parse, a name is unknown or the list is full (and then
  * adds nothing). */
 int policy_parse(struct policy *p, const char *spec);
+
+/* For a named key's allow list (keystore.c), from a client's frame: len
+ * bytes (no NUL inside), numeric ids only ("uid:1000,gid:27"), so that algd
+ * never consults NSS on a client's behalf; 0 bytes is the empty list.
+ * Replaces *p.  Returns 0, or -1 (then *p is empty or unchanged). */
+int policy_parse_ids(struct policy *p, const char *spec, size_t len);
+/* The list in the numeric syntax, into buf; -1 when it does not fit. */
+int policy_format(const struct policy *p, char *buf, size_t size);
+/* Whether uid, gid or one of the groups is on the list (no exception for
+ * root: callers decide). */
+bool policy_matches(const struct policy *p, uid_t uid, gid_t gid, const gid_t *groups,
+		    size_t ngroups);
 
 /* An empty list leaves the decision to the socket's permissions (0600 by
  * default: algd's own user; an administrator may open it up); a list is

@@ -10,6 +10,7 @@
  * the event loop never touches it again. */
 #include "ring.h"
 #include "crypto.h"
+#include "keystore.h"
 #include "proto.h"
 #include "ualg_abi.h"
 
@@ -679,6 +680,34 @@ static int on_setkey(struct ring *r, int fd, const uint8_t *body, size_t len)
 	return reply(fd, UALG_MSG_RING_SETKEY, err, NULL, 0, -1) ? -1 : 0;
 }
 
+/* As on_setkey with a named key's bytes; the caller is the ring's
+ * connection's peer (SO_PEERCRED), as for UALG_SET_KEY_BY_NAME. */
+static int on_setkey_named(struct ring *r, int fd, const uint8_t *body, size_t len)
+{
+	struct ualg_ring_setkey_named k;
+	struct key_caller who;
+
+	if (len < sizeof(k))
+		return -1;
+	memcpy(&k, body, sizeof(k));
+	if (k.name_len > UALG_KEY_NAME_MAX || len != sizeof(k) + k.name_len)
+		return -1;
+	int err = tfm_id_check(r, k.tfm);
+	struct key *key = NULL;
+	if (!err)
+		err = keystore_caller(fd, &who);
+	if (!err)
+		key = keystore_find((const char *)body + sizeof(k), k.name_len, &who, &err);
+	if (key && !ualg_tfm_has_setkey(r->tfms[k.tfm].tfm))
+		err = -ENOPROTOOPT;
+	else if (key) {
+		pthread_mutex_lock(&r->lock);
+		err = keystore_setkey(r->tfms[k.tfm].tfm, key);
+		pthread_mutex_unlock(&r->lock);
+	}
+	return reply(fd, UALG_MSG_RING_SETKEY_NAMED, err, NULL, 0, -1) ? -1 : 0;
+}
+
 static void close_tfm(struct ring *r, unsigned id)
 {
 	pthread_mutex_lock(&r->lock);
@@ -726,6 +755,7 @@ int ring_request(struct ring **ringp, int fd, uint16_t type, const uint8_t *body
 	case UALG_MSG_RING_SETUP: return on_setup(ringp, fd, body, len);
 	case UALG_MSG_RING_OPEN: return on_open(*ringp, fd, body, len);
 	case UALG_MSG_RING_SETKEY: return on_setkey(*ringp, fd, body, len);
+	case UALG_MSG_RING_SETKEY_NAMED: return on_setkey_named(*ringp, fd, body, len);
 	case UALG_MSG_RING_CLOSE: return on_close(*ringp, fd, body, len);
 	case UALG_MSG_RING_SETAUTHSIZE: return on_setauthsize(*ringp, fd, body, len);
 	default: return -1;

@@ -9,6 +9,7 @@
 #include "admin.h"
 #include "afalg.h"
 #include "config.h"
+#include "keystore.h"
 #include "proto.h"
 #include "sandbox.h"
 #include "ring.h"
@@ -58,6 +59,7 @@ struct conn {
 	uint8_t *rest;		/* an answer's bytes beyond its first frame */
 	size_t rest_len, rest_off;
 	bool admin;		/* the peer may change algorithms */
+	bool key_admin;		/* the peer may add and delete named keys */
 	bool closed;		/* freed after the current batch of events */
 	struct ring *ring;	/* native ring API, once set up */
 	uint8_t *shm;		/* the shim's payload area (SHM_SETUP), or NULL */
@@ -274,10 +276,13 @@ static int on_setsockopt(struct conn *c, const uint8_t *body, size_t len)
 	    (o.flags & ~UALG_SOCKOPT_FLAGS_ALL) || (o.flags && o.vallen) ||
 	    (o.vallen && o.vallen != o.optlen && o.optname != ALG_SET_KEY_BY_KEY_SERIAL))
 		return -1;
+	struct key_caller who;
+	const bool by_name = o.optname == UALG_SET_KEY_BY_NAME;
 	const struct afalg_optval v = {
 		.data = body + sizeof(o), .len = o.vallen, .optlen = o.optlen,
 		.too_big = o.flags & UALG_SOCKOPT_TOOBIG, .fault = o.flags & UALG_SOCKOPT_FAULT,
 		.keyref_err = o.keyref_err,
+		.caller = by_name && !keystore_caller(c->fd, &who) ? &who : NULL,
 	};
 	int r = afalg_setsockopt(c->sk, o.level, o.optname, &v);
 	return reply(c, UALG_MSG_SETSOCKOPT, 0, r, NULL, 0, -1) ? -1 : 0;
@@ -596,6 +601,19 @@ static int on_admin(struct conn *c, uint16_t type, const uint8_t *body, size_t l
 	return reply(c, type, 0, r, out, outlen, -1) ? -1 : 0;
 }
 
+/* Named keys; as for algorithms, privilege was decided at connect(). */
+static int on_key(struct conn *c, uint16_t type, const uint8_t *body, size_t len)
+{
+	static uint8_t out[UALG_DATA_MAX];
+	size_t outlen;
+	int r = keystore_request(type, body, len, c->key_admin, out, sizeof(out), &outlen);
+
+	if (r == KEYSTORE_BAD_FRAME)
+		return -1;
+	logmsg(1, "key request %u: %d", type, r);
+	return reply(c, type, 0, r, out, outlen, -1) ? -1 : 0;
+}
+
 /* For a program that inherited the fd across execve: what this socket is
  * (never its key or state). */
 static int on_describe(struct conn *c, size_t len)
@@ -679,12 +697,17 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 	case UALG_MSG_ALG_DISABLE:
 	case UALG_MSG_ALG_CHECK_ADMIN:
 		return on_admin(c, h.type, body, blen);
+	case UALG_MSG_KEY_ADD:
+	case UALG_MSG_KEY_DEL:
+	case UALG_MSG_KEY_LIST:
+		return on_key(c, h.type, body, blen);
 	case UALG_MSG_DESCRIBE: return on_describe(c, blen);
 	case UALG_MSG_SNDBUF: return on_sndbuf(c, body, blen);
 	case UALG_MSG_RING_SETUP:
 	case UALG_MSG_RING_OPEN:
 	case UALG_MSG_RING_SETKEY:
 	case UALG_MSG_RING_SETAUTHSIZE:
+	case UALG_MSG_RING_SETKEY_NAMED:
 	case UALG_MSG_RING_CLOSE: return ring_request(&c->ring, c->fd, h.type, body, blen);
 	default: return -1;
 	}
@@ -966,6 +989,9 @@ static void on_connection(int fd)
 		return;
 	}
 	c->admin = peer_is_admin(fd);
+	/* Keys: crypto_user's administrators, and algd's own user (who runs
+	 * a private algd administers its keys). */
+	c->key_admin = c->admin || cred.uid == self_uid;
 }
 
 static void on_listener(int lfd)
@@ -990,6 +1016,7 @@ static int confine(const struct server_opts *opts)
 	if (opts->drop && sandbox_drop_privileges(opts->uid, opts->gid))
 		return -1;
 	self_uid = geteuid();
+	keystore_set_self(self_uid);
 	if (opts->no_seccomp) {
 		logmsg(0, "warning: running without the seccomp filter");
 		return 0;
@@ -1083,6 +1110,7 @@ int server_run(const struct server_opts *opts)
 	while (conns)
 		conn_close(conns);
 	free_closed_conns();
+	keystore_clear();
 	close(lfd);
 	unlink(opts->socket_path);
 	return 0;

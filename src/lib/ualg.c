@@ -172,6 +172,19 @@ UALG_API int ualg_ring_setkey(struct ualg_ring *ring, int tfm, const void *key, 
 	return transact(ring, UALG_MSG_RING_SETKEY, parts, len ? 2 : 1, NULL, 0, NULL);
 }
 
+UALG_API int ualg_ring_setkey_named(struct ualg_ring *ring, int tfm, const char *name)
+{
+	const size_t len = name ? strnlen(name, UALG_KEY_NAME_MAX + 1) : 0;
+
+	if (tfm < 0)
+		return -EBADF;
+	if (len == 0 || len > UALG_KEY_NAME_MAX)
+		return -EINVAL;
+	struct ualg_ring_setkey_named k = { .tfm = (uint32_t)tfm, .name_len = (uint32_t)len };
+	struct iovec parts[] = { { &k, sizeof(k) }, { (void *)name, len } };
+	return transact(ring, UALG_MSG_RING_SETKEY_NAMED, parts, 2, NULL, 0, NULL);
+}
+
 UALG_API int ualg_ring_close_tfm(struct ualg_ring *ring, int tfm)
 {
 	if (tfm < 0)

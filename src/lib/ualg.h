@@ -79,6 +79,12 @@ static inline size_t ualg_ring_bufsize(const struct ualg_ring *ring)
 int ualg_ring_open_tfm(struct ualg_ring *ring, const char *type, const char *name,
 		       struct ualg_tfm_info *info);
 int ualg_ring_setkey(struct ualg_ring *ring, int tfm, const void *key, size_t len);
+/* Keys the transform with the key an administrator stored in algd as name
+ * (`algctl key add`), as ualg_ring_setkey() with its bytes would; the bytes
+ * never reach this process.  -ENOKEY: no such key; -EACCES: this
+ * connection's user is not on the key's allow list; -EINVAL: not a valid
+ * name (see ualg_afalg.h). */
+int ualg_ring_setkey_named(struct ualg_ring *ring, int tfm, const char *name);
 int ualg_ring_close_tfm(struct ualg_ring *ring, int tfm);
 /* An AEAD transform's tag length (ALG_SET_AEAD_AUTHSIZE); the default is
  * the algorithm's largest. */

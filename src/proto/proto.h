@@ -24,6 +24,8 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "../lib/ualg_afalg.h"	/* UALG_SET_KEY_BY_NAME, UALG_KEY_NAME_MAX */
+
 #define UALG_PROTO_MAGIC 0x55414c47u	/* "UALG" */
 #define UALG_PROTO_VERSION 1
 
@@ -57,6 +59,10 @@ enum ualg_msg_type {
 	UALG_MSG_ALG_SAVE,	/* write the current settings to algd's config file */
 	UALG_MSG_ALG_DISABLE,	/* take .driver out of lookups (.priority 1) or back (0) */
 	UALG_MSG_ALG_CHECK_ADMIN,	/* 0 if the peer may make changes, else -EPERM */
+	/* 48-63: named keys (see struct ualg_key_add below) */
+	UALG_MSG_KEY_ADD = 48,	/* store a key: struct ualg_key_add */
+	UALG_MSG_KEY_DEL,	/* forget a key: struct ualg_key_name */
+	UALG_MSG_KEY_LIST,	/* from .start on: result n, n ualg_key_recs (0: end) */
 	/* 64-79: further AF_ALG surface */
 	UALG_MSG_DESCRIBE = 64,	/* what this connection is: struct ualg_describe */
 	UALG_MSG_SNDBUF = 65,	/* the op socket's SO_SNDBUF changed: struct ualg_sndbuf */
@@ -68,6 +74,7 @@ enum ualg_msg_type {
 	UALG_MSG_RING_SETKEY,	/* set a transform's key (kept in algd) */
 	UALG_MSG_RING_CLOSE,	/* close a transform */
 	UALG_MSG_RING_SETAUTHSIZE,	/* an AEAD transform's tag length */
+	UALG_MSG_RING_SETKEY_NAMED,	/* key a transform with a named key */
 	UALG_MSG_TYPE_MAX = 128,
 };
 
@@ -246,6 +253,46 @@ struct ualg_alg_rec {
 	uint64_t ops, bytes, errors;	/* the algorithm's statistics */
 };
 
+/* Named keys (src/algd/keystore.c).  An administrator stores a key in
+ * algd under a name; clients key transforms with it by name
+ * (UALG_SET_KEY_BY_NAME, UALG_MSG_RING_SETKEY_NAMED) and can never read it.
+ * ADD and DEL need root, algd's own uid or algd's admin group (SO_PEERCRED,
+ * decided when the connection was made), else -EPERM; LIST is open to every
+ * client and never carries key bytes.  Names are 1..UALG_KEY_NAME_MAX bytes
+ * of [A-Za-z0-9._-] (first a letter or digit), sent without a NUL; an allow
+ * list is --allow's syntax with numeric ids only ("uid:1000,gid:27"; algctl
+ * resolves user and group names), empty for "root and algd's uid only".
+ * Errors: -EINVAL for a name, list or length that does not parse, -EEXIST
+ * (ADD of a name in use), -ENOKEY (no such key), -ENOSPC (store full),
+ * -ENOMEM (secure heap full). */
+#define UALG_KEY_ALLOW_MAX 511	/* bytes of allow list text */
+#define UALG_KEY_BYTES_MAX 1024	/* as UALG_MAX_KEYSIZE: hmac keys may be long */
+
+struct ualg_key_add {
+	uint32_t name_len;	/* bytes of name that follow */
+	uint32_t allow_len;	/* then bytes of allow list */
+	uint32_t key_len;	/* then the key, 1..UALG_KEY_BYTES_MAX bytes */
+	uint32_t reserved;	/* must be zero */
+};
+
+struct ualg_key_name {
+	uint32_t name_len;	/* bytes of name that follow */
+	uint32_t reserved;
+};
+
+struct ualg_key_list_req {
+	uint32_t start;		/* first record wanted, in name order */
+	uint32_t reserved;
+};
+
+struct ualg_key_rec {
+	char name[UALG_KEY_NAME_MAX + 1];	/* NUL-terminated */
+	char allow[UALG_KEY_ALLOW_MAX + 1];	/* NUL-terminated, canonical */
+	uint32_t key_len;
+	uint32_t reserved;
+	uint64_t uses;		/* transforms keyed with it so far */
+};
+
 /* The native ring API (libualg, see src/lib/ualg_abi.h for the shared
  * memory).  A greeted connection sends RING_SETUP once; the reply carries a
  * struct ualg_ring_setup_reply and three fds with SCM_RIGHTS: the sealed
@@ -278,6 +325,11 @@ struct ualg_ring_tfm_info {
 struct ualg_ring_setkey {
 	uint32_t tfm;
 	uint32_t keylen;	/* bytes of key that follow */
+};
+
+struct ualg_ring_setkey_named {
+	uint32_t tfm;
+	uint32_t name_len;	/* bytes of name that follow (no NUL) */
 };
 
 struct ualg_ring_close {

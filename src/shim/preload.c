@@ -254,12 +254,43 @@ static int set_sndbuf(int fd, struct afd *a, const void *val, socklen_t len)
 	return 0;
 }
 
+/* A "user" key whose description is "ualg:NAME" refers to the key algd
+ * stores as NAME (algctl key add): its payload is ignored, and the name is
+ * what goes to algd, so an administrator can hand a program a keyring
+ * reference that holds no secret.  desc is KEYCTL_DESCRIBE's
+ * "type;uid;gid;perm;description".  Copies NAME into *out and returns
+ * true when desc is such a key. */
+static bool named_key_ref(const char *desc, uint8_t **out, size_t *outlen)
+{
+	const char *d = desc;
+
+	if (strncmp(d, "user;", 5))
+		return false;
+	for (int field = 0; field < 4; field++) {	/* past type, uid, gid, perm */
+		d = strchr(d, ';');
+		if (!d)
+			return false;
+		d++;
+	}
+	if (strncmp(d, "ualg:", 5))
+		return false;
+	d += 5;
+	const size_t n = strlen(d);
+	if (!(*out = malloc(n ? n : 1)))
+		return false;
+	memcpy(*out, d, n);
+	*outlen = n;	/* algd checks the name itself (EINVAL) */
+	return true;
+}
+
 /* ALG_SET_KEY_BY_KEY_SERIAL, as Linux 6.2 added it: the payload of a
  * "user" or "logon" key in the caller's keyrings becomes the key.  The
  * kernel reads it itself; here it is read with the caller's rights, so a
  * key the caller may search but not read (every "logon" key) cannot be
- * used: EACCES.  Returns 0 with the payload, or a positive errno. */
-static int read_key_by_serial(const void *val, socklen_t len, uint8_t **out, size_t *outlen)
+ * used: EACCES.  Returns 0 with the payload, or a positive errno; *by_name
+ * is set when the key is a "ualg:NAME" reference and *out holds NAME. */
+static int read_key_by_serial(const void *val, socklen_t len, uint8_t **out, size_t *outlen,
+			      bool *by_name)
 {
 	int32_t serial;
 	char desc[256];
@@ -272,6 +303,8 @@ static int read_key_by_serial(const void *val, socklen_t len, uint8_t **out, siz
 	if (n < 0)
 		return errno;
 	desc[n < (long)sizeof(desc) ? n : (long)sizeof(desc) - 1] = '\0';
+	if ((*by_name = named_key_ref(desc, out, outlen)))
+		return 0;
 	const size_t tlen = strcspn(desc, ";");
 	if (!(tlen == 4 && !strncmp(desc, "user", 4)) && !(tlen == 5 && !strncmp(desc, "logon", 5)))
 		return ENOPROTOOPT;	/* encrypted and trusted keys are not supported */
@@ -311,7 +344,7 @@ EXPORT int setsockopt(int fd, int level, int optname, const void *val, socklen_t
 	uint8_t *buf = NULL;
 	/* Only a key is copied in by the kernel, and only after its checks:
 	 * what goes wrong copying it is algd's to report in order. */
-	if (level == SOL_ALG && optname == ALG_SET_KEY) {
+	if (level == SOL_ALG && (optname == ALG_SET_KEY || optname == UALG_SET_KEY_BY_NAME)) {
 		if (len >= UALG_SOCKOPT_MAX) {
 			o.flags = UALG_SOCKOPT_TOOBIG;
 		} else if (!(buf = malloc(len ? len : 1))) {
@@ -323,8 +356,13 @@ EXPORT int setsockopt(int fd, int level, int optname, const void *val, socklen_t
 		}
 	} else if (level == SOL_ALG && optname == ALG_SET_KEY_BY_KEY_SERIAL) {
 		size_t n = 0;
-		o.keyref_err = (uint32_t)read_key_by_serial(val, len, &buf, &n);
+		bool by_name = false;
+		o.keyref_err = (uint32_t)read_key_by_serial(val, len, &buf, &n, &by_name);
 		o.vallen = (uint32_t)n;
+		if (by_name) {	/* as UALG_SET_KEY_BY_NAME with the name */
+			o.optname = UALG_SET_KEY_BY_NAME;
+			o.optlen = (uint32_t)n;
+		}
 		len = (socklen_t)n;	/* what is wiped below */
 	}
 	struct iovec parts[2] = { { &o, sizeof(o) }, { buf, o.vallen } };

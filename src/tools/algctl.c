@@ -4,12 +4,17 @@
  *   algctl [--socket PATH] [--json] list | show NAME | stats
  *   algctl [--socket PATH] priority DRIVER N | add NAME | del DRIVER
  *                          | disable DRIVER | enable DRIVER | save
+ *   algctl [--socket PATH] key add NAME --from-file FILE [--allow LIST]
+ *                          | key del NAME | key list
  *
  * Exit status: 0 done, 1 algd refused or found nothing, 2 usage, 3 algd
  * cannot be reached. */
 #include "proto.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -38,7 +43,13 @@ static void usage(FILE *f)
 	      "  add NAME           instantiate a template, e.g. 'cbc(aes)'\n"
 	      "  del DRIVER         remove an unused template instance\n"
 	      "  disable DRIVER     keep DRIVER out of lookups; enable DRIVER undoes it\n"
-	      "  save               write the settings to algd's configuration file\n", f);
+	      "  save               write the settings to algd's configuration file\n"
+	      "  key add NAME --from-file FILE [--allow uid:1000,gid:ualg]\n"
+	      "                     store FILE's bytes in algd as NAME; clients on the allow\n"
+	      "                     list (default: root and algd's user) key transforms by\n"
+	      "                     name and can never read it\n"
+	      "  key del NAME       forget a key (keyed transforms keep their copy)\n"
+	      "  key list           names, lengths, allow lists and uses (never key bytes)\n", f);
 }
 
 static int connect_algd(const char *path)
@@ -279,21 +290,253 @@ static int cmd_change(int fd, const char *cmd, char **args, int nargs)
 	return 0;
 }
 
+/* ---- named keys ------------------------------------------------------ */
+
+static const char *errname(int err)
+{
+	const char *n = strerrorname_np(err);
+	return n ? n : "?";
+}
+
+static void key_error(const char *what, const char *name, int err)
+{
+	const char *why = err == EPERM ? "only root, algd's own user or its admin group may do this" :
+			  err == EEXIST ? "a key of that name exists (key del it first)" :
+			  err == ENOKEY ? "no key of that name" :
+			  err == EINVAL ? "refused: a name is 1-63 of [A-Za-z0-9._-], first a letter "
+					  "or digit; a key 1-1024 bytes" :
+			  err == ENOSPC ? "algd's key store is full" :
+			  strerror(err);
+	fprintf(stderr, "algctl: key %s%s%s: %s (%s)\n", what, name ? " " : "", name ? name : "",
+		why, errname(err));
+}
+
+/* One key request: sends parts, receives the reply's data into out. */
+static int key_call(int fd, uint16_t type, const struct iovec *parts, int nparts,
+		    void *out, size_t outsize, size_t *outlen)
+{
+	struct iovec body = { out, outsize };
+	struct ualg_hdr h;
+	int r = ualg_frame_send(fd, type, 0, 0, parts, nparts, -1);
+
+	*outlen = 0;
+	if (r)
+		return r;
+	ssize_t n;
+	do
+		n = ualg_frame_recv(fd, &h, &body, 1, NULL, 1);
+	while (n == -EINTR);
+	if (n <= 0)
+		return n ? (int)n : -ECONNRESET;
+	if (h.type != type || !(h.flags & UALG_HDR_REPLY))
+		return -EPROTO;
+	*outlen = (size_t)n - sizeof(h);
+	return h.result;
+}
+
+/* --allow's syntax; user and group names resolved here, since algd takes
+ * numeric ids only.  Writes "uid:N,gid:N" into out. */
+static int resolve_allow(const char *spec, char *out, size_t size)
+{
+	size_t used = 0;
+	char item[128];
+
+	out[0] = '\0';
+	for (const char *s = spec; *s;) {
+		size_t len = strcspn(s, ",");
+		if (len < 5 || len >= sizeof(item) || (strncmp(s, "uid:", 4) && strncmp(s, "gid:", 4)))
+			goto bad;
+		memcpy(item, s, len);
+		item[len] = '\0';
+		const char *id = item + 4;
+		char num[16];
+		if (*id < '0' || *id > '9') {
+			const struct passwd *pw = item[0] == 'u' ? getpwnam(id) : NULL;
+			const struct group *gr = item[0] == 'g' ? getgrnam(id) : NULL;
+			if (!pw && !gr) {
+				fprintf(stderr, "algctl: --allow: no such %s: %s\n",
+					item[0] == 'u' ? "user" : "group", id);
+				return -1;
+			}
+			snprintf(num, sizeof(num), "%u", pw ? (unsigned)pw->pw_uid : (unsigned)gr->gr_gid);
+			id = num;
+		}
+		int n = snprintf(out + used, size - used, "%s%.4s%s", used ? "," : "", item, id);
+		if (n < 0 || (size_t)n >= size - used) {
+			fprintf(stderr, "algctl: --allow: list too long\n");
+			return -1;
+		}
+		used += (size_t)n;
+		s += len;
+		if (*s == ',' && !*++s)
+			goto bad;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "algctl: --allow: expected uid:N,gid:N,uid:NAME,gid:NAME, got %s\n", spec);
+	return -1;
+}
+
+/* The key file's bytes, at most UALG_KEY_BYTES_MAX; wiped by the caller. */
+static ssize_t read_key_file(const char *path, uint8_t *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t got = 0;
+
+	if (fd < 0) {
+		fprintf(stderr, "algctl: cannot open %s: %s (%s)\n", path, strerror(errno),
+			errname(errno));
+		return -1;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf + got, size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "algctl: cannot read %s: %s (%s)\n", path, strerror(errno),
+				errname(errno));
+			close(fd);
+			return -1;
+		}
+		if (n == 0 || (got += (size_t)n) == size)
+			break;
+	}
+	close(fd);
+	if (got == 0 || got == size) {
+		fprintf(stderr, "algctl: %s: a key is 1 to %u bytes\n", path, UALG_KEY_BYTES_MAX);
+		return -1;
+	}
+	return (ssize_t)got;
+}
+
+static int key_add(int fd, const char *name, const char *file, const char *allow_spec)
+{
+	static uint8_t key[UALG_KEY_BYTES_MAX + 1];
+	char allow[UALG_KEY_ALLOW_MAX + 1];
+	size_t got;
+
+	if (strlen(name) > UALG_KEY_NAME_MAX) {
+		key_error("add", name, EINVAL);
+		return EXIT_USAGE;
+	}
+	if (allow_spec && resolve_allow(allow_spec, allow, sizeof(allow)))
+		return EXIT_USAGE;
+	ssize_t n = read_key_file(file, key, sizeof(key));
+	if (n < 0)
+		return EXIT_USAGE;
+	struct ualg_key_add a = {
+		.name_len = (uint32_t)strlen(name),
+		.allow_len = allow_spec ? (uint32_t)strlen(allow) : 0,
+		.key_len = (uint32_t)n,
+	};
+	struct iovec parts[] = {
+		{ &a, sizeof(a) }, { (void *)name, a.name_len }, { allow, a.allow_len }, { key, (size_t)n },
+	};
+	int r = key_call(fd, UALG_MSG_KEY_ADD, parts, 4, NULL, 0, &got);
+	explicit_bzero(key, sizeof(key));
+	if (r < 0) {
+		key_error("add", name, -r);
+		return EXIT_REFUSED;
+	}
+	return 0;
+}
+
+static int key_del(int fd, const char *name)
+{
+	size_t got;
+
+	if (strlen(name) > UALG_KEY_NAME_MAX) {
+		key_error("del", name, EINVAL);
+		return EXIT_USAGE;
+	}
+	struct ualg_key_name q = { .name_len = (uint32_t)strlen(name) };
+	struct iovec parts[] = { { &q, sizeof(q) }, { (void *)name, q.name_len } };
+	int r = key_call(fd, UALG_MSG_KEY_DEL, parts, 2, NULL, 0, &got);
+	if (r < 0) {
+		key_error("del", name, -r);
+		return EXIT_REFUSED;
+	}
+	return 0;
+}
+
+static int key_list(int fd)
+{
+	static struct ualg_key_rec chunk[UALG_DATA_MAX / sizeof(struct ualg_key_rec)];
+	struct ualg_key_list_req q = { .start = 0 };
+	struct iovec part = { &q, sizeof(q) };
+	size_t got;
+	int n;
+
+	if (json)
+		putchar('[');
+	else
+		printf("%-32s %6s %10s  %s\n", "name", "bytes", "uses", "allow");
+	while ((n = key_call(fd, UALG_MSG_KEY_LIST, &part, 1, chunk, sizeof(chunk), &got)) > 0) {
+		if (got != (size_t)n * sizeof(chunk[0]))
+			n = -EPROTO;
+		for (int i = 0; i < n; i++) {
+			struct ualg_key_rec *r = &chunk[i];
+			r->name[sizeof(r->name) - 1] = r->allow[sizeof(r->allow) - 1] = '\0';
+			if (json) {
+				printf("%s{", q.start + (uint32_t)i ? ",\n " : "");
+				json_string("name", r->name);
+				json_string("allow", r->allow);
+				printf("\"bytes\": %u, \"uses\": %llu}", r->key_len,
+				       (unsigned long long)r->uses);
+			} else {
+				printf("%-32s %6u %10llu  %s\n", r->name, r->key_len,
+				       (unsigned long long)r->uses,
+				       r->allow[0] ? r->allow : "(root and algd's user)");
+			}
+		}
+		if (n < 0)
+			break;
+		q.start += (uint32_t)n;
+	}
+	if (json)
+		puts("]");
+	if (n < 0) {
+		key_error("list", NULL, -n);
+		return EXIT_REFUSED;
+	}
+	return 0;
+}
+
+static int cmd_key(int fd, char **args, int nargs, const char *file, const char *allow)
+{
+	if (nargs == 2 && !strcmp(args[0], "add") && file)
+		return key_add(fd, args[1], file, allow);
+	if (file || allow) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (nargs == 2 && !strcmp(args[0], "del"))
+		return key_del(fd, args[1]);
+	if (nargs == 1 && !strcmp(args[0], "list"))
+		return key_list(fd);
+	usage(stderr);
+	return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "from-file", required_argument, NULL, 'f' },
+		{ "allow", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *path = NULL;
+	const char *path = NULL, *key_file = NULL, *allow = NULL;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': path = optarg; break;
 		case 'j': json = true; break;
+		case 'f': key_file = optarg; break;
+		case 'a': allow = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_USAGE;
 		}
@@ -306,14 +549,16 @@ int main(int argc, char **argv)
 	char **args = argv + optind + 1;
 	const int nargs = argc - optind - 1;
 	const bool printing = !strcmp(cmd, "list") || !strcmp(cmd, "stats") || !strcmp(cmd, "show");
-	if (printing && nargs != !strcmp(cmd, "show")) {
+	const bool key = !strcmp(cmd, "key");
+	if ((printing && nargs != !strcmp(cmd, "show")) || (!key && (key_file || allow))) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
 	int fd = connect_algd(path);
 	if (fd < 0)
 		return EXIT_NO_ALGD;
-	int r = printing ? cmd_print(fd, cmd, nargs ? args[0] : NULL) : cmd_change(fd, cmd, args, nargs);
+	int r = key ? cmd_key(fd, args, nargs, key_file, allow) :
+		printing ? cmd_print(fd, cmd, nargs ? args[0] : NULL) : cmd_change(fd, cmd, args, nargs);
 	close(fd);
 	return r;
 }

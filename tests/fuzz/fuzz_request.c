@@ -3,6 +3,9 @@
  * parsing and dispatch, afalg.c and algif_*.c).  server.c is included so
  * that its static handlers run exactly as in algd, over real socketpairs.
  *
+ * The transform socket's connection may administer named keys, so that
+ * keystore.c's parsers are reached; the store is emptied after each input.
+ *
  * Input: a sequence of [target:1][len:2 LE][frame:len]; target 0 is the
  * transform socket, 1 the op socket most recently accepted (the low bit
  * decides); target 0x80 writes the bytes into the op socket's payload area
@@ -103,11 +106,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fcntl(sv[1], F_SETFL, O_NONBLOCK);
 	struct client *cl = client_get(0);
 	struct alg_sock *sk = afalg_sock_new();
-	if (!cl || !sk || !conn_add(sv[0], cl, sk, false)) {
+	struct conn *c = cl && sk ? conn_add(sv[0], cl, sk, false) : NULL;
+	if (!c) {
 		close(sv[0]);
 		close(sv[1]);
 		return 0;
 	}
+	c->key_admin = true;
 	while (size >= 3 && conns) {
 		const uint8_t tag = data[0];
 		const int target = tag & 1;
@@ -138,5 +143,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (area)
 		munmap(area, UALG_SHM_SIZE);
 	area = NULL;
+	keystore_clear();
 	return 0;
 }

@@ -29,6 +29,26 @@ def setkey(key):
     return frame(SETSOCKOPT, struct.pack("=iiIIII", SOL_ALG, ALG_SET_KEY, len(key), 0, len(key), 0) + key)
 
 
+KEY_ADD, KEY_DEL, KEY_LIST, BY_NAME = 48, 49, 50, 0x7501
+
+
+def key_add(name, allow, key):
+    n, a = name.encode(), allow.encode()
+    return frame(KEY_ADD, struct.pack("=IIII", len(n), len(a), len(key), 0) + n + a + key)
+
+
+def key_del(name):
+    return frame(KEY_DEL, struct.pack("=II", len(name), 0) + name.encode())
+
+
+def key_list():
+    return frame(KEY_LIST, struct.pack("=II", 0, 0))
+
+
+def by_name(name):
+    return frame(SETSOCKOPT, struct.pack("=iiIIII", SOL_ALG, BY_NAME, len(name), 0, len(name), 0) + name)
+
+
 def send(data, flags=SEND_FIRST | SEND_LAST, op=0, iv=b""):
     if iv:
         flags |= SEND_IV | SEND_CTL
@@ -83,6 +103,9 @@ SEEDS = {
             (1, frame(POLL))),
         seq((0, hello()), (0, bind("skcipher", "xts(aes)")), (0, frame(ACCEPT)),
             (0, setkey(bytes(range(64)))), (1, recv(16)), (1, frame(CANCEL))),
+        seq((0, hello()), (0, key_add("k1", "uid:1000,gid:27", b"K" * 16)), (0, key_list()),
+            (0, bind("skcipher", "cbc(aes)")), (0, by_name(b"k1")), (0, frame(ACCEPT)),
+            (1, send(b"x" * 16, op=1, iv=b"\0" * 16)), (1, recv(16)), (0, key_del("k1"))),
         seq((0, hello()), (0, frame(ALGINFO, b"cbc(aes)".ljust(64, b"\0") + b"\0" * 64))),
         seq((0, hello()), (0, bind("skcipher", "ctr(aes)")), (0, setkey(b"K" * 16)),
             (0, frame(ACCEPT)), (1, frame(SHM_SETUP)), (AREA, b"p" * 4096),

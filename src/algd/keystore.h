@@ -1,0 +1,56 @@
+/* Named keys: an administrator stores a key in algd under a name, and
+ * clients key their transforms with it by name without ever reading it
+ * (UALG_SET_KEY_BY_NAME, libualg's ualg_ring_setkey_named()). */
+#ifndef UALG_ALGD_KEYSTORE_H
+#define UALG_ALGD_KEYSTORE_H
+
+#include "crypto.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define KEYSTORE_MAX_KEYS 256
+#define KEYSTORE_BAD_FRAME (-200000)	/* a malformed request: the connection ends (outside the errno range and LIST's counts) */
+
+/* Who is asking: the connection's SO_PEERCRED and SO_PEERGROUPS. */
+struct key_caller {
+	uid_t uid;
+	gid_t gid;
+	size_t ngroups;
+	gid_t groups[64];
+};
+
+/* The peer of connection fd; -errno when the kernel will not say. */
+int keystore_caller(int fd, struct key_caller *who);
+
+/* algd's own uid after the privilege drop: it administers keys, and may
+ * use a key with an empty allow list. */
+void keystore_set_self(uid_t uid);
+
+/* Serves one UALG_MSG_KEY_* request; admin: the connection may add and
+ * delete.  Reply data into out (outsize bytes, at least UALG_DATA_MAX),
+ * its length in *outlen.  Returns the reply's result (>= 0 or -errno), or
+ * KEYSTORE_BAD_FRAME. */
+int keystore_request(uint16_t type, const uint8_t *body, size_t len, bool admin,
+		     uint8_t *out, size_t outsize, size_t *outlen);
+
+struct key;
+
+/* The key called name (len bytes, no NUL) if who may use it; else NULL
+ * with *err -EINVAL for a name that does not parse, -ENOKEY when there is
+ * none, -EACCES when who is not on its allow list.  Valid until the next
+ * request. */
+struct key *keystore_find(const char *name, size_t len, const struct key_caller *who, int *err);
+
+/* Keys tfm with k's bytes exactly as setkey with them would (its errno for
+ * a length the algorithm refuses).  The transform keeps its own copy:
+ * deleting the key later leaves it keyed, as a kernel transform keeps its
+ * key when the keyring key it came from is revoked. */
+int keystore_setkey(struct ualg_tfm *tfm, struct key *k);
+
+/* Forgets every key, wiping it (algd's exit, tests). */
+void keystore_clear(void);
+
+#endif
