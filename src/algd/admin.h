@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ADMIN_BAD_FRAME 1	/* a malformed request: the connection ends */
+/* A malformed request: the connection ends.  Outside both the -errno range
+ * and DUMP's record counts (it was 1, which a one-record page returned). */
+#define ADMIN_BAD_FRAME (-200000)
 
 /* Serves one UALG_MSG_ALG_* request.  Reply data goes into out (up to
  * outsize, at least UALG_DATA_MAX) with its length in *outlen.  Returns
