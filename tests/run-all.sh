@@ -119,6 +119,9 @@ suite "libualg ring API against algd" "$B/tests/test-ualg"
 # clients, a killed algd, 1000 sockets, a client that never reads.
 suite "security and fault tests" "$RUN" python3 tests/security/faults.py "$B/src/algd/algd"
 
+# FIPS mode (algd --fips) against an algd of its own.
+suite "algd --fips: approved algorithms only, as Linux 6.1 with fips=1" env BUILD="$B" bash tests/security/fips.sh
+
 # Linux 6.2's ALG_SET_KEY_BY_KEY_SERIAL, which ualg provides (6.1 lacks it).
 suite "ALG_SET_KEY_BY_KEY_SERIAL with keys from the kernel keyring" "$RUN" python3 tests/real/key_serial.py
 
