@@ -133,6 +133,9 @@ suite "the shim's payload area against a hostile client, and through the shim" \
 suite "named keys (tests/security/keys.py)" "$RUN" python3 tests/security/keys.py \
 	"$B/src/algd/algd" "$B/src/tools/algctl" "$B/src/lib/libualg.so"
 
+# FIPS mode (algd --fips) against an algd of its own.
+suite "algd --fips: approved algorithms only, as Linux 6.1 with fips=1" env BUILD="$B" bash tests/security/fips.sh
+
 # Linux 6.2's ALG_SET_KEY_BY_KEY_SERIAL, which ualg provides (6.1 lacks it).
 suite "ALG_SET_KEY_BY_KEY_SERIAL with keys from the kernel keyring" "$RUN" python3 tests/real/key_serial.py
 

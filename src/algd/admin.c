@@ -27,7 +27,8 @@ static uint32_t kernel_flags(const struct ualg_alg *a)
 {
 	return kernel_type(a->type) |
 	       (a->selftest == UALG_SELFTEST_PASSED ? UALG_KFLAG_TESTED : 0) |
-	       (ualg_alg_is_instance(a) ? UALG_KFLAG_INSTANCE : 0);
+	       (ualg_alg_is_instance(a) ? UALG_KFLAG_INSTANCE : 0) |
+	       (a->fips_internal ? UALG_KFLAG_FIPS_INTERNAL : 0);
 }
 
 static void fill_rec(const struct ualg_alg *a, struct ualg_alg_rec *r)
@@ -43,6 +44,8 @@ static void fill_rec(const struct ualg_alg *a, struct ualg_alg_rec *r)
 	r->selftest = a->selftest;
 	r->disabled = a->disabled;
 	r->blocksize = a->blocksize;
+	r->fips = !ualg_fips_enabled() ? UALG_FIPS_OFF :
+		  a->fips_internal ? UALG_FIPS_NOT_APPROVED : UALG_FIPS_APPROVED;
 	switch (a->type) {
 	case UALG_ALG_SHASH:
 		r->digestsize = a->u.shash.digestsize;

@@ -23,7 +23,7 @@
 static void usage(FILE *f)
 {
 	fputs("usage: algd [-v] [--config FILE] [--socket PATH] [--ready-fd FD] [--workers N] [--poll-us US]\n"
-	      "            [--user NAME] [--allow LIST] [--max-sockets N] [--no-seccomp] [--list]\n"
+	      "            [--user NAME] [--allow LIST] [--max-sockets N] [--no-seccomp] [--list] [--fips]\n"
 	      "  --config FILE   settings (see algd.conf(5) in README): priorities,\n"
 	      "                  disabled drivers, admin group, socket; SIGHUP rereads it\n"
 	      "  --socket PATH   listen on PATH (default: $UALG_SOCKET, /run/ualg/algd.sock\n"
@@ -35,6 +35,9 @@ static void usage(FILE *f)
 	      "  --max-sockets N AF_ALG sockets one uid may hold (default 4096): EMFILE\n"
 	      "  --no-seccomp    no syscall filter (debuggers and sanitizers only)\n"
 	      "  --list          print the registered algorithms and exit\n"
+	      "  --fips          FIPS mode, as Linux 6.1 with fips=1 (also on when\n"
+	      "                  /proc/sys/crypto/fips_enabled reads 1): approved\n"
+	      "                  algorithms only, and no start if a self-test fails\n"
 	      "  --workers N     threads serving native rings (default: one per CPU)\n"
 	      "  --poll-us US    how long a ring worker busy-polls after work (default 50)\n"
 	      "  -v              log more (repeat for more)\n", f);
@@ -52,13 +55,50 @@ static int parse_count(const char *s, unsigned *out)
 	return 0;
 }
 
+/* The kernel's fips=1 is visible to everyone in procfs; algd follows it. */
+static bool kernel_fips_enabled(void)
+{
+	FILE *f = fopen("/proc/sys/crypto/fips_enabled", "r");
+	int c = f ? fgetc(f) : EOF;
+
+	if (f)
+		fclose(f);
+	return c == '1';
+}
+
+/* An approved algorithm built on demand failed its self-test: the kernel
+ * panics in FIPS mode; algd stops serving. */
+static void fips_fatal(const struct ualg_alg *failed)
+{
+	fprintf(stderr, "algd: FIPS mode: self-test of %s (%s) failed; stopping\n",
+		failed->name, failed->driver);
+	_exit(1);
+}
+
+#ifdef UALG_TEST_HOOKS
+/* Test builds (tests/algd-test) only: UALG_TEST_CORRUPT_VECTOR=NAME flips
+ * one expected byte of NAME's self-test vectors. */
+static void test_hooks(void)
+{
+	const char *name = getenv("UALG_TEST_CORRUPT_VECTOR");
+
+	if (name)
+		ualg_selftest_corrupt(name);
+}
+#else
+static void test_hooks(void)
+{
+}
+#endif
+
 static void list_algs(void)
 {
 	for (const struct ualg_alg *a = ualg_alg_next(NULL); a; a = ualg_alg_next(a))
-		printf("%-24s %-28s %-8s %4d %s\n", a->name, a->driver,
+		printf("%-24s %-28s %-8s %4d %s%s\n", a->name, a->driver,
 		       ualg_alg_type_name(a->type), a->priority,
 		       a->selftest == UALG_SELFTEST_PASSED ? "passed" :
-		       a->selftest == UALG_SELFTEST_FAILED ? "failed" : "unknown");
+		       a->selftest == UALG_SELFTEST_FAILED ? "failed" : "unknown",
+		       !ualg_fips_enabled() ? "" : a->fips_internal ? " fips:no" : " fips:yes");
 }
 
 int main(int argc, char **argv)
@@ -74,13 +114,14 @@ int main(int argc, char **argv)
 		{ "allow", required_argument, NULL, 'a' },
 		{ "max-sockets", required_argument, NULL, 'm' },
 		{ "no-seccomp", no_argument, NULL, 'n' },
+		{ "fips", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct server_opts opts = { .ready_fd = -1 };
 	char path[256];
 	const char *user = NULL;
-	bool list = false;
+	bool list = false, fips = false;
 	const char *config = NULL;
 	int c;
 
@@ -106,6 +147,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'n': opts.no_seccomp = true; break;
+		case 'f': fips = true; break;
 		case 'v': opts.verbose++; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -135,10 +177,21 @@ int main(int argc, char **argv)
 	if (sec > 0)
 		fputs("algd: warning: key heap not locked in memory (RLIMIT_MEMLOCK?)\n", stderr);
 
+	test_hooks();
+	if (fips || kernel_fips_enabled())
+		ualg_fips_enable();
 	if (ualg_core_init()) {
-		fputs("algd: crypto core failed to initialise\n", stderr);
+		const struct ualg_alg *failed = ualg_fips_failure();
+		if (failed)
+			fprintf(stderr, "algd: FIPS mode: self-test of %s (%s) failed; refusing to start\n",
+				failed->name, failed->driver);
+		else
+			fputs("algd: crypto core failed to initialise\n", stderr);
 		return 1;
 	}
+	ualg_fips_set_fatal_hook(fips_fatal);
+	if (ualg_fips_enabled() && opts.verbose)
+		fputs("algd: FIPS mode\n", stderr);
 	if (config && config_load(config)) {
 		ualg_core_exit();
 		return 1;

@@ -138,6 +138,9 @@ struct ualg_alg {
 	enum ualg_selftest selftest;
 	bool dead;			/* unregistered; freed when its last user goes */
 	bool disabled;			/* configuration keeps it out of lookups */
+	/* FIPS mode: not approved (CRYPTO_ALG_FIPS_INTERNAL), usable only
+	 * as a spawn of an approved instance (fips.c). */
+	bool fips_internal;
 	struct ualg_alg_stats {		/* what CRYPTO_MSG_GETSTAT reported */
 		uint64_t ops;		/* requests: cipher calls, blocks, digests */
 		uint64_t bytes;		/* bytes they processed */
@@ -225,6 +228,28 @@ void ualg_cipher_decrypt_one(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *
 /* Self-tests (selftest.c): 0 when the algorithm passes its vectors or has
  * none (as testmgr does), -1 on a mismatch. */
 int ualg_selftest_run(struct ualg_alg *alg);
+
+/* Test builds only: the next self-test of the generic name alg runs on
+ * vectors with one expected byte flipped, so that it fails (NULL: none). */
+void ualg_selftest_corrupt(const char *alg);
+
+/* FIPS mode (fips.c), as Linux 6.1 with fips=1.  ualg_fips_enable() goes
+ * before ualg_core_init(), which then also runs the self-tests of every
+ * approved name it can build and fails with -ELIBBAD when one of them (or
+ * of the drivers) fails, as the kernel panics.  A failure after that, when
+ * an instance is built on demand, calls the fatal hook (algd exits). */
+void ualg_fips_enable(void);
+bool ualg_fips_enabled(void);
+bool ualg_fips_alg_approved(const struct ualg_alg *alg);
+size_t ualg_fips_approved_names(const char *const **names);
+/* -1 when FIPS mode refuses this key (hmac under 112 bits, xts halves
+ * equal), else 0. */
+int ualg_fips_check_key(const struct ualg_alg *alg, const uint8_t *key, size_t len);
+/* Whether this thread had a key refused so since the last call; clears. */
+bool ualg_fips_take_refusal(void);
+/* The approved algorithm whose self-test failed, or NULL. */
+const struct ualg_alg *ualg_fips_failure(void);
+void ualg_fips_set_fatal_hook(void (*hook)(const struct ualg_alg *failed));
 
 /* Wipes memory the compiler may not elide. */
 void ualg_wipe(void *p, size_t len);

@@ -15,6 +15,30 @@
 static struct ualg_alg *alg_list;
 static struct ualg_alg **alg_tail = &alg_list;
 
+/* Templates building an instance look up its spawns at depth > 0; those
+ * lookups may return FIPS-internal algorithms, as crypto_grab_spawn()
+ * passes CRYPTO_ALG_FIPS_INTERNAL. */
+static unsigned spawn_depth;
+static const struct ualg_alg *fips_failed;
+static void (*fips_fatal_hook)(const struct ualg_alg *failed);
+
+const struct ualg_alg *ualg_fips_failure(void)
+{
+	return fips_failed;
+}
+
+void ualg_fips_set_fatal_hook(void (*hook)(const struct ualg_alg *failed))
+{
+	fips_fatal_hook = hook;
+}
+
+/* Tested, not disabled, and in FIPS mode approved unless wanted as a spawn. */
+static bool usable(const struct ualg_alg *a)
+{
+	return a->selftest == UALG_SELFTEST_PASSED && !a->disabled &&
+	       (!a->fips_internal || spawn_depth);
+}
+
 static const struct ualg_template *const templates[] = {
 	&ualg_tmpl_hmac, &ualg_tmpl_ecb, &ualg_tmpl_cbc,
 	&ualg_tmpl_ctr, &ualg_tmpl_xts, &ualg_tmpl_cts,
@@ -67,7 +91,7 @@ static struct ualg_alg *best_match(int type, const char *name)
 	struct ualg_alg *best = NULL;
 
 	for (struct ualg_alg *a = alg_list; a; a = a->next) {
-		if (!type_matches(a, type) || a->selftest != UALG_SELFTEST_PASSED || a->disabled)
+		if (!type_matches(a, type) || !usable(a))
 			continue;
 		if (!strcmp(a->driver, name))
 			return a;
@@ -117,12 +141,24 @@ static struct ualg_alg *kernel_driver_alias(int type, const char *name)
 			continue;
 		for (struct ualg_alg *a = alg_list; a; a = a->next) {
 			snprintf(alias, sizeof(alias), "%.*s-%s", (int)(len - sl), name, a->module);
-			if (type_matches(a, type) && a->selftest == UALG_SELFTEST_PASSED &&
-			    !a->disabled && !strcmp(a->driver, alias))
+			if (type_matches(a, type) && usable(a) && !strcmp(a->driver, alias))
 				return a;
 		}
 	}
 	return NULL;
+}
+
+/* FIPS mode: marks what is not approved; an approved algorithm failing
+ * its self-test is what makes the kernel panic (alg_test()). */
+static void fips_judge(struct ualg_alg *alg)
+{
+	alg->fips_internal = !ualg_fips_alg_approved(alg);
+	if (alg->fips_internal || alg->selftest != UALG_SELFTEST_FAILED || fips_failed)
+		return;
+	fips_failed = alg;
+	fprintf(stderr, "ualg: FIPS mode: self-test of %s (%s) failed\n", alg->name, alg->driver);
+	if (fips_fatal_hook)
+		fips_fatal_hook(alg);
 }
 
 int ualg_register(struct ualg_alg *alg)
@@ -134,6 +170,8 @@ int ualg_register(struct ualg_alg *alg)
 	alg->next = NULL;
 	*alg_tail = alg;
 	alg_tail = &alg->next;
+	if (ualg_fips_enabled())
+		fips_judge(alg);
 	return 0;
 }
 
@@ -155,7 +193,9 @@ static struct ualg_alg *instantiate(int type, const char *name, int *err)
 	}
 	for (unsigned i = 0; i < nargs; i++)
 		argv[i] = args[i];
+	spawn_depth++;
 	struct ualg_alg *inst = tmpl->create(argv, nargs, err);
+	spawn_depth--;
 	if (!inst) {
 		/* A template that cannot be built over its arguments is, to
 		 * the caller, an algorithm that does not exist. */
@@ -174,6 +214,10 @@ static struct ualg_alg *instantiate(int type, const char *name, int *err)
 		*err = inst->selftest == UALG_SELFTEST_FAILED ? ELIBBAD : ENOENT;
 		return NULL;
 	}
+	if (inst->fips_internal && !spawn_depth) {
+		*err = ENOENT;	/* built and registered, but disallowed in FIPS mode */
+		return NULL;
+	}
 	return inst;
 }
 
@@ -187,9 +231,11 @@ static struct ualg_alg *lookup(int type, const char *name, int *err)
 	if (!alg)
 		alg = kernel_driver_alias(type, name);
 	if (!alg) {
-		/* Present but failed its self-test: ELIBBAD, as the kernel. */
+		/* Present but failed its self-test: ELIBBAD, as the kernel.
+		 * (In FIPS mode the kernel does not test what it refuses.) */
 		for (struct ualg_alg *a = alg_list; a; a = a->next)
 			if (type_matches(a, type) && a->selftest == UALG_SELFTEST_FAILED &&
+			    (!a->fips_internal || spawn_depth) &&
 			    (!strcmp(a->driver, name) || !strcmp(a->name, name))) {
 				*err = ELIBBAD;
 				return NULL;
@@ -282,6 +328,22 @@ const struct ualg_alg *ualg_alg_next(const struct ualg_alg *prev)
 	return prev ? prev->next : alg_list;
 }
 
+/* FIPS mode: every approved name we can build is built now, so that its
+ * self-test runs before algd serves anyone (the kernel tests each on
+ * registration; FIPS 140 wants them before first use).  Names we have no
+ * implementation for (rsa, lz4, kw(aes)...) fail to build and are skipped. */
+static int fips_power_on_tests(void)
+{
+	const char *const *names;
+	const size_t n = ualg_fips_approved_names(&names);
+
+	for (size_t i = 0; i < n && !fips_failed; i++) {
+		int err = 0;
+		ualg_alg_put(lookup(ANY_TYPE, names[i], &err));
+	}
+	return fips_failed ? -ELIBBAD : 0;
+}
+
 int ualg_core_init(void)
 {
 	int r = ualg_openssl_register();
@@ -294,6 +356,8 @@ int ualg_core_init(void)
 		r = ualg_sodium_register();
 	if (!r)
 		r = ualg_nettle_more_register();
+	if (!r && ualg_fips_enabled())
+		r = fips_power_on_tests();
 	return r;
 }
 
@@ -305,6 +369,7 @@ void ualg_core_exit(void)
 
 	alg_list = NULL;
 	alg_tail = &alg_list;
+	fips_failed = NULL;
 	while (a) {
 		struct ualg_alg *next = a->next;
 		if (a->destroy)

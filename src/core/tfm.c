@@ -151,6 +151,12 @@ int ualg_tfm_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
 		return -ENOSYS;
 	if (!key_length_ok(alg, len))
 		return -EINVAL;
+	if (ualg_fips_check_key(alg, key, len)) {
+		/* Refused inside the kernel's setkey, which leaves the
+		 * transform needing a key. */
+		tfm->need_key = alg_keyed(alg);
+		return -EINVAL;
+	}
 	ualg_secure_begin();
 	int r = driver_setkey(tfm, key, len);
 	int full = ualg_secure_end();

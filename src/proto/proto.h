@@ -239,6 +239,10 @@ struct ualg_alg_req {
 #define UALG_KFLAG_TYPE_MASK 0x0000000fu
 #define UALG_KFLAG_TESTED 0x00000400u
 #define UALG_KFLAG_INSTANCE 0x00000800u
+#define UALG_KFLAG_FIPS_INTERNAL 0x00020000u	/* FIPS mode: not approved */
+
+/* ualg_alg_rec.fips, as /proc/crypto's "fips" line (shown in FIPS mode only). */
+enum { UALG_FIPS_OFF, UALG_FIPS_APPROVED, UALG_FIPS_NOT_APPROVED };
 
 struct ualg_alg_rec {
 	char name[128], driver[128], module[64];
@@ -250,6 +254,8 @@ struct ualg_alg_rec {
 	uint32_t disabled;		/* 1: left out of lookups by configuration */
 	uint32_t blocksize, digestsize, min_keysize, max_keysize, ivsize, chunksize;
 	uint32_t maxauthsize, seedsize;	/* aead, rng */
+	uint32_t fips;			/* UALG_FIPS_* */
+	uint32_t reserved;
 	uint64_t ops, bytes, errors;	/* the algorithm's statistics */
 };
 

@@ -121,6 +121,8 @@ static void print_stanza(const struct ualg_alg_rec *r)
 	printf("refcnt       : %u\n", r->refcnt);
 	printf("selftest     : %s\n", (r->kflags & UALG_KFLAG_TESTED) ? "passed" : "unknown");
 	printf("internal     : no\n");
+	if (r->fips != UALG_FIPS_OFF)	/* crypto/proc.c: only when fips_enabled */
+		printf("fips         : %s\n", r->fips == UALG_FIPS_APPROVED ? "yes" : "no");
 	printf("type         : %s\n", type_name(r));
 	switch (r->type) {
 	case 0:
@@ -173,6 +175,8 @@ static void print_json(const struct ualg_alg_rec *r, bool first)
 	json_string("type", type_name(r));
 	printf("\"instance\": %s, \"disabled\": %s, ", (r->kflags & UALG_KFLAG_INSTANCE) ? "true" : "false",
 	       r->disabled ? "true" : "false");
+	if (r->fips != UALG_FIPS_OFF)
+		printf("\"fips\": %s, ", r->fips == UALG_FIPS_APPROVED ? "true" : "false");
 	printf("\"blocksize\": %u, ", r->blocksize);
 	if (r->type == 1)
 		printf("\"digestsize\": %u, ", r->digestsize);
