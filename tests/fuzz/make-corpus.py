@@ -84,6 +84,36 @@ def cmsg(level, typ, data):
     return struct.pack("=QII", n, level, typ) + data + b"\0" * ((8 - n % 8) % 8)
 
 
+# crypto_user (linux/cryptouser.h): struct crypto_user_alg is 64+64+64
+# bytes of names, then type, mask, refcnt, flags (u32 each).
+NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP = 0x1, 0x4, 0x300
+NEWALG, DELALG, UPDATEALG, GETALG, DELRNG, GETSTAT = 0x10, 0x11, 0x12, 0x13, 0x14, 0x15
+CRYPTOCFGA_PRIORITY_VAL = 2
+
+
+def nlmsg(typ, flags, payload=b""):
+    n = 16 + len(payload)
+    return struct.pack("=IHHII", n, typ, flags, 1, 0) + payload + b"\0" * ((4 - n % 4) % 4)
+
+
+def cru(name=b"", driver=b""):
+    return name.ljust(64, b"\0") + driver.ljust(64, b"\0") + b"\0" * 64 + struct.pack("=IIII", 0, 0, 0, 0)
+
+
+def nla(typ, data):
+    return struct.pack("=HH", 4 + len(data), typ) + data
+
+
+# fuzz_netlink's input: 8 answer bytes for the stand-in algd, then requests.
+ANSWERS = bytes([0, 1, 2, 3, 0x80, 0x81, 0x82, 0x83])
+
+
+def authenc_key(authkey, enckey):
+    """crypto_authenc_key_param in its rtattr, then the keys (fuzz_authenc
+    input: variant byte first)."""
+    return struct.pack("=HH", 8, 1) + struct.pack(">I", len(enckey)) + authkey + enckey
+
+
 SEEDS = {
     "name": [b"sha256", b"hmac(sha256)", b"cbc(aes)", b"xts(aes)", b"cts(cbc(aes))",
              b"ctr(aes-generic)", b"ecb(des3_ede)", b"hmac(sha3-512)", b"xts(ecb(aes-generic))"],
@@ -92,6 +122,24 @@ SEEDS = {
              cmsg(SOL_ALG, ALG_SET_IV, struct.pack("=I", 16) + b"\1" * 16),
              cmsg(SOL_ALG, ALG_SET_AEAD_ASSOCLEN, struct.pack("=I", 8)),
              cmsg(1, 1, b"\0" * 4)],
+    "netlink": [
+        ANSWERS + nlmsg(GETALG, NLM_F_REQUEST, cru(b"sha256")),
+        ANSWERS + nlmsg(GETALG, NLM_F_REQUEST | NLM_F_DUMP, cru()),
+        ANSWERS + nlmsg(UPDATEALG, NLM_F_REQUEST | NLM_F_ACK,
+                        cru(b"", b"cbc-aes-openssl") + nla(CRYPTOCFGA_PRIORITY_VAL, struct.pack("=I", 500))),
+        ANSWERS + nlmsg(NEWALG, NLM_F_REQUEST | NLM_F_ACK, cru(b"cbc(aes)")) +
+        nlmsg(DELALG, NLM_F_REQUEST | NLM_F_ACK, cru(b"", b"cbc(aes-openssl)")),
+        ANSWERS + nlmsg(DELRNG, NLM_F_REQUEST | NLM_F_ACK) + nlmsg(GETSTAT, NLM_F_REQUEST, cru(b"sha1")),
+        ANSWERS + nlmsg(UPDATEALG, NLM_F_REQUEST, cru(b"", b"x") + nla(CRYPTOCFGA_PRIORITY_VAL, b"\1\2")),
+    ],
+    "authenc": [
+        b"\0" + authenc_key(b"k" * 20, b"K" * 16),
+        b"\1" + authenc_key(b"k" * 20, b"K" * 32),
+        b"\2" + authenc_key(b"k" * 32, b"K" * 24 + b"N" * 4),
+        b"\3" + authenc_key(b"", b"K" * 16),
+        b"\0" + authenc_key(b"k" * 100, b"K" * 15),
+        b"\0" + struct.pack("=HH", 12, 1) + b"\0" * 8,
+    ],
     "request": [
         seq((0, hello()), (0, bind("hash", "sha256")), (0, frame(ACCEPT)),
             (1, send(b"abc")), (1, recv(32))),
