@@ -294,6 +294,8 @@ int ualg_core_init(void)
 		r = ualg_sodium_register();
 	if (!r)
 		r = ualg_nettle_more_register();
+	if (!r)
+		r = ualg_ipsecmb_register();
 	return r;
 }
 
