@@ -54,6 +54,12 @@ sed 's/^/    /' "$T/core"
 passed=$((passed + $(grep -c '^ok ' "$T/core"))); failed=$((failed + $(grep -c '^not ok ' "$T/core")))
 grep -q '^1\.\.' "$T/core" || result "core unit tests ran to the end" 1
 
+echo "# intel-ipsec-mb drivers against OpenSSL's (TAP)"
+"$B/tests/test-ipsecmb" > "$T/ipsecmb" 2>&1
+sed 's/^/    /' "$T/ipsecmb"
+passed=$((passed + $(grep -c '^ok ' "$T/ipsecmb"))); failed=$((failed + $(grep -c '^not ok ' "$T/ipsecmb")))
+grep -q '^1\.\.' "$T/ipsecmb" || result "ipsec-mb unit tests ran to the end" 1
+
 echo "# algd's seccomp filter (TAP)"
 "$B/tests/test-seccomp" > "$T/seccomp" 2>&1
 sed 's/^/    /' "$T/seccomp"

@@ -34,6 +34,7 @@
 #define cpu_relax() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 #endif
 #define RING_BATCH 256u	/* requests per lock hold, so control requests get in */
+#define GROUP_MAX 64u	/* requests per multi-buffer call */
 
 struct ring_tfm {
 	struct ualg_tfm *tfm;	/* NULL: slot free */
@@ -66,6 +67,8 @@ struct ring {
 	bool broken;
 	uint8_t *scratch;	/* AEAD decryption happens here, not in shared memory */
 	size_t scratch_size;
+	struct ualg_sqe batch[GROUP_MAX];	/* private copies of a group's requests */
+	int32_t batch_res[GROUP_MAX];
 	struct ring *next;	/* the worker's list of its rings */
 	struct ring *cmd_next;	/* a command queue (written under cmd_lock) */
 };
@@ -251,6 +254,99 @@ static int32_t run_request(struct ring *r, const struct ualg_sqe *q)
 	return q->opcode == UALG_OP_HASH ? run_hash(r, t, q) : run_cipher(r, t, q);
 }
 
+/* ---- multi-buffer groups ------------------------------------------------
+ *
+ * Consecutive hashes, or AEAD encryptions in place, on one transform whose
+ * driver runs several requests at once (ipsecmb.c) go to it as one group:
+ * the checks of run_hash and run_aead first, then one _many call. */
+
+struct group {
+	unsigned n;			/* requests handed to the driver */
+	uint32_t slot[GROUP_MAX];	/* their positions in this batch */
+	struct ualg_digest_req hash[GROUP_MAX];
+	struct ualg_aead_req aead[GROUP_MAX];
+	uint8_t digest[GROUP_MAX][UALG_MAX_DIGESTSIZE];
+	uint8_t iv[GROUP_MAX][UALG_MAX_IVSIZE];
+	uint64_t dst[GROUP_MAX];
+	int res[GROUP_MAX];
+};
+
+static bool groupable(const struct ring *r, const struct ualg_sqe *q)
+{
+	if (q->flags || q->reserved || q->tfm >= UALG_RING_MAX_TFMS || !r->tfms[q->tfm].tfm)
+		return false;
+	const struct ring_tfm *t = &r->tfms[q->tfm];
+	if (q->opcode == UALG_OP_HASH)
+		return !q->assoclen && t->type == UALG_ALG_SHASH && ualg_hash_has_many(t->tfm);
+	return q->opcode == UALG_OP_AEAD_ENCRYPT && t->type == UALG_ALG_AEAD &&
+	       ualg_aead_has_encrypt_many(t->tfm) && q->dst == q->src + q->assoclen;
+}
+
+/* Adds q to g, or returns the error it completes with at once. */
+static int32_t group_add(struct ring *r, struct group *g, const struct ualg_sqe *q, uint32_t slot)
+{
+	const struct ring_tfm *t = &r->tfms[q->tfm];
+	const unsigned i = g->n;
+
+	if (q->opcode == UALG_OP_HASH) {
+		if (!range_ok(r, q->src, q->len) || !range_ok(r, q->dst, t->digestsize))
+			return -EFAULT;
+		g->hash[i] = (struct ualg_digest_req){ .data = r->buf + q->src, .len = q->len, .out = g->digest[i] };
+	} else {
+		if (q->assoclen > q->len || q->len > INT32_MAX)
+			return -EINVAL;
+		const size_t cryptlen = q->len - q->assoclen, authsize = t->tfm->authsize;
+		if (!range_ok(r, q->src, q->len) || (t->ivsize && !range_ok(r, q->iv, t->ivsize)) ||
+		    !range_ok(r, q->dst, cryptlen + authsize))
+			return -EFAULT;
+		if (t->ivsize)
+			memcpy(g->iv[i], r->buf + q->iv, t->ivsize);
+		g->aead[i] = (struct ualg_aead_req){ .aad = r->buf + q->src, .assoclen = q->assoclen,
+						     .text = r->buf + q->dst, .cryptlen = cryptlen, .iv = g->iv[i] };
+	}
+	g->dst[i] = q->dst;
+	g->slot[g->n++] = slot;
+	return 0;
+}
+
+static void group_complete(struct ring *r, struct group *g, const struct ring_tfm *t, bool hash, int32_t *res)
+{
+	int err = hash ? ualg_hash_digest_many(t->tfm, g->n, g->hash, g->res)
+		       : ualg_aead_encrypt_many(t->tfm, g->n, g->aead, g->res);
+
+	for (unsigned i = 0; i < g->n; i++) {
+		int e = err ? err : g->res[i];
+		if (hash && !e)
+			memcpy(r->buf + g->dst[i], g->digest[i], t->digestsize);
+		res[g->slot[i]] = e ? e : hash ? (int32_t)t->digestsize
+					       : (int32_t)(g->aead[i].cryptlen + t->tfm->authsize);
+	}
+	if (hash)
+		ualg_wipe(g->digest, g->n * sizeof(g->digest[0]));
+}
+
+/* Runs the group starting at sq[first] of the batch (at most avail
+ * requests); returns how many it took, their results in res. */
+static uint32_t run_group(struct ring *r, const struct ualg_sqe *sq, uint32_t avail, int32_t *res)
+{
+	static __thread struct group g;
+	const struct ualg_sqe *q0 = &sq[0];
+	uint32_t k = 0;
+
+	g.n = 0;
+	for (; k < avail && g.n < GROUP_MAX; k++) {
+		const struct ualg_sqe *q = &sq[k];
+		if (k && (q->tfm != q0->tfm || q->opcode != q0->opcode || !groupable(r, q)))
+			break;
+		int32_t e = group_add(r, &g, q, k);
+		if (e)
+			res[k] = e;
+	}
+	if (g.n)
+		group_complete(r, &g, &r->tfms[q0->tfm], q0->opcode == UALG_OP_HASH, res);
+	return k;
+}
+
 /* Indexes that cannot be right: the ring stops for good and says why;
  * the connection stays, so the client can still close cleanly. */
 static void ring_break(struct ring *r)
@@ -294,11 +390,23 @@ static unsigned ring_service(struct ring *r)
 	pthread_mutex_lock(&r->lock);
 	if (r->closed)
 		n = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		struct ualg_sqe q;
-		memcpy(&q, &r->sq[(r->sq_head + i) & (r->entries - 1)], sizeof(q));
-		const struct ualg_cqe c = { .user_data = q.user_data, .res = run_request(r, &q) };
-		memcpy(&r->cq[(r->cq_tail + i) & (r->entries - 1)], &c, sizeof(c));
+	for (uint32_t i = 0; i < n;) {
+		uint32_t k = 1;
+		memcpy(&r->batch[0], &r->sq[(r->sq_head + i) & (r->entries - 1)], sizeof(r->batch[0]));
+		if (groupable(r, &r->batch[0])) {
+			/* algd's private copies of the requests that may join. */
+			for (; k < n - i && k < GROUP_MAX; k++)
+				memcpy(&r->batch[k], &r->sq[(r->sq_head + i + k) & (r->entries - 1)],
+				       sizeof(r->batch[0]));
+			k = run_group(r, r->batch, k, r->batch_res);
+		} else {
+			r->batch_res[0] = run_request(r, &r->batch[0]);
+		}
+		for (uint32_t j = 0; j < k; j++) {
+			const struct ualg_cqe c = { .user_data = r->batch[j].user_data, .res = r->batch_res[j] };
+			memcpy(&r->cq[(r->cq_tail + i + j) & (r->entries - 1)], &c, sizeof(c));
+		}
+		i += k;
 	}
 	pthread_mutex_unlock(&r->lock);
 	r->sq_head += n;

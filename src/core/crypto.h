@@ -50,6 +50,13 @@ struct ualg_cipher_ops {
 	void (*decrypt)(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *src);
 };
 
+/* One of several independent one-shot digests (digest_many). */
+struct ualg_digest_req {
+	const uint8_t *data;
+	size_t len;
+	uint8_t *out;		/* digestsize bytes */
+};
+
 /* Hash state lives in a descriptor of descsize bytes owned by the caller.
  * init/clone may allocate inside it; exit releases and wipes. */
 struct ualg_shash_ops {
@@ -64,6 +71,10 @@ struct ualg_shash_ops {
 	int (*final)(struct ualg_hash_desc *desc, uint8_t *out);
 	int (*clone)(struct ualg_hash_desc *dst, const struct ualg_hash_desc *src);
 	void (*exit)(struct ualg_hash_desc *desc);
+	/* Optional, for drivers whose library works on several messages at
+	 * once (multi-buffer): n one-shot digests, res[i] the 0 or -errno of
+	 * each; returns -errno when none ran. */
+	int (*digest_many)(struct ualg_tfm *tfm, unsigned n, const struct ualg_digest_req *reqs, int *res);
 };
 
 /* One request processes len bytes from src to dst (which may alias) and
@@ -100,6 +111,8 @@ struct ualg_aead_ops {
 	int (*setauthsize)(struct ualg_tfm *tfm, unsigned authsize);
 	int (*encrypt)(struct ualg_tfm *tfm, const struct ualg_aead_req *req);
 	int (*decrypt)(struct ualg_tfm *tfm, const struct ualg_aead_req *req);
+	/* Optional, as shash's digest_many: n independent encryptions. */
+	int (*encrypt_many)(struct ualg_tfm *tfm, unsigned n, const struct ualg_aead_req *reqs, int *res);
 };
 
 /* A DRBG: seeding (re)instantiates it with the bytes as personalization
@@ -208,6 +221,13 @@ int ualg_hash_clone(struct ualg_hash_desc *dst, const struct ualg_hash_desc *src
 void ualg_hash_exit(struct ualg_hash_desc *desc);
 int ualg_hash_digest(struct ualg_tfm *tfm, const uint8_t *data, size_t len, uint8_t *out);
 unsigned ualg_hash_digestsize(const struct ualg_tfm *tfm);
+/* Batches for multi-buffer drivers: true when the transform's driver runs
+ * several requests at once; the _many calls then do n requests, res[i]
+ * the 0 or -errno of each, and return -errno when none ran. */
+bool ualg_hash_has_many(const struct ualg_tfm *tfm);
+int ualg_hash_digest_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_digest_req *reqs, int *res);
+bool ualg_aead_has_encrypt_many(const struct ualg_tfm *tfm);
+int ualg_aead_encrypt_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_aead_req *reqs, int *res);
 
 int ualg_skcipher_crypt(struct ualg_tfm *tfm, bool enc, uint8_t *iv,
 			const uint8_t *src, uint8_t *dst, size_t len);

@@ -51,6 +51,33 @@ static inline void ualg_xts_mul_x(uint8_t t[16])
 		t[0] ^= 0x87;
 }
 
+/* Multiplies an XTS tweak by x^n: what n calls of ualg_xts_mul_x() do, a
+ * shift of up to 56 bits at a time on two 64-bit words.  The bits shifted
+ * out past x^127 (h, below 2^56) fold back as h * (x^7 + x^2 + x + 1),
+ * which stays below 2^64, so one fold per step suffices.  A 1 MiB request
+ * takes 1171 steps instead of 65536 byte-wise doublings. */
+static inline void ualg_xts_mul_xn(uint8_t t[16], uint64_t n)
+{
+	uint64_t lo = 0, hi = 0;
+
+	for (int i = 7; i >= 0; i--) {
+		lo = lo << 8 | t[i];
+		hi = hi << 8 | t[8 + i];
+	}
+	while (n) {
+		const unsigned k = n < 56 ? (unsigned)n : 56;
+		const uint64_t h = hi >> (64 - k);
+
+		hi = hi << k | lo >> (64 - k);
+		lo = lo << k ^ h ^ h << 1 ^ h << 2 ^ h << 7;
+		n -= k;
+	}
+	for (int i = 0; i < 8; i++) {
+		t[i] = (uint8_t)(lo >> (8 * i));
+		t[8 + i] = (uint8_t)(hi >> (8 * i));
+	}
+}
+
 /* The kernel's ChaCha block counter is the 32-bit state word 12 alone: it
  * wraps to 0 without carrying into word 13 (part of the nonce), where
  * libraries carry.  Returns how many of len bytes may be processed from

@@ -356,6 +356,9 @@ int ualg_core_init(void)
 		r = ualg_sodium_register();
 	if (!r)
 		r = ualg_nettle_more_register();
+	if (!r)
+		r = ualg_ipsecmb_register();
+	/* After every driver: the power-on tests cover them all. */
 	if (!r && ualg_fips_enabled())
 		r = fips_power_on_tests();
 	return r;

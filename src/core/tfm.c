@@ -258,6 +258,23 @@ void ualg_hash_exit(struct ualg_hash_desc *desc)
 	desc->state = NULL;
 }
 
+bool ualg_hash_has_many(const struct ualg_tfm *tfm)
+{
+	return tfm->alg->type == UALG_ALG_SHASH && tfm->alg->u.shash.digest_many;
+}
+
+int ualg_hash_digest_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_digest_req *reqs, int *res)
+{
+	if (tfm->need_key)
+		return -ENOKEY;
+	if (!ualg_hash_has_many(tfm))
+		return -EINVAL;
+	int r = tfm->alg->u.shash.digest_many(tfm, n, reqs, res);
+	for (unsigned i = 0; !r && i < n; i++)
+		account(tfm->alg, true, reqs[i].len, res[i]);
+	return r;
+}
+
 int ualg_hash_digest(struct ualg_tfm *tfm, const uint8_t *data, size_t len, uint8_t *out)
 {
 	struct ualg_hash_desc desc = { 0 };
@@ -315,6 +332,23 @@ int ualg_aead_encrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req)
 	if (tfm->need_key)
 		return -ENOKEY;
 	return account(tfm->alg, true, req->assoclen + req->cryptlen, tfm->alg->u.aead.encrypt(tfm, req));
+}
+
+bool ualg_aead_has_encrypt_many(const struct ualg_tfm *tfm)
+{
+	return tfm->alg->type == UALG_ALG_AEAD && tfm->alg->u.aead.encrypt_many;
+}
+
+int ualg_aead_encrypt_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_aead_req *reqs, int *res)
+{
+	if (tfm->need_key)
+		return -ENOKEY;
+	if (!ualg_aead_has_encrypt_many(tfm))
+		return -EINVAL;
+	int r = tfm->alg->u.aead.encrypt_many(tfm, n, reqs, res);
+	for (unsigned i = 0; !r && i < n; i++)
+		account(tfm->alg, true, reqs[i].assoclen + reqs[i].cryptlen, res[i]);
+	return r;
 }
 
 int ualg_aead_decrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req)

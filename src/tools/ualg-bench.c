@@ -63,6 +63,14 @@ static const struct alg_spec all_algs[] = {
 	{ "rfc7539(chacha20,poly1305)", "aead", "ChaCha20-Poly1305", 32, 12, 0, false, 16 },
 };
 
+/* --driver: the name algd binds instead of the generic one (one --alg). */
+static const char *bind_driver;
+
+static const char *bind_name(const struct alg_spec *a)
+{
+	return bind_driver ? bind_driver : a->name;
+}
+
 static const size_t all_sizes[] = { 64, 1024, 16384, 1u << 20 };
 
 /* One way of running an operation, set up for one algorithm and size.
@@ -262,7 +270,7 @@ static int native_setup(struct runner *r, unsigned depth)
 	r->per_call = depth;
 	r->run = native_run;
 	r->done = native_done;
-	r->tfm = ualg_ring_open_tfm(&r->ring, r->alg->type, r->alg->name, NULL);
+	r->tfm = ualg_ring_open_tfm(&r->ring, r->alg->type, bind_name(r->alg), NULL);
 	if (r->tfm < 0)
 		return r->tfm;
 	if (r->alg->keylen && (err = ualg_ring_setkey(&r->ring, r->tfm, bench_key, r->alg->keylen)))
@@ -292,7 +300,7 @@ static int alg_open(struct runner *r)
 	struct sockaddr_alg sa = { .salg_family = AF_ALG };
 
 	snprintf((char *)sa.salg_type, sizeof(sa.salg_type), "%s", r->alg->type);
-	snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%s", r->alg->name);
+	snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%s", bind_name(r->alg));
 	r->tfmfd = socket(AF_ALG, SOCK_SEQPACKET, 0);
 	if (r->tfmfd < 0 || bind(r->tfmfd, (struct sockaddr *)&sa, sizeof(sa)))
 		return -errno;
@@ -722,7 +730,7 @@ static void plot(const char *png, const struct result *res, size_t nalgs, const 
 static void usage(FILE *f)
 {
 	fputs("usage: ualg-bench [--json] [--png FILE] [--seconds S] [--repeat N] [--alg NAME]... [--size BYTES]...\n"
-	      "                  [--no-parallel] [--no-memory]\n"
+	      "                  [--no-parallel] [--no-memory] [--driver DRIVER (with one --alg)]\n"
 	      "Runs under ualg-run (re-executing itself there when started without it).\n", f);
 }
 
@@ -778,6 +786,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->parallel = false;
 		} else if (!strcmp(argv[i], "--no-memory")) {
 			o->memory = false;
+		} else if (!strcmp(argv[i], "--driver") && v) {
+			bind_driver = argv[++i];
 		} else if (!strcmp(argv[i], "--png") && v) {
 			o->png = argv[++i];
 		} else if (!strcmp(argv[i], "--repeat") && v) {
@@ -798,6 +808,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			return -1;
 		}
 	}
+	if (bind_driver && o->nalgs != 1)
+		return -1;
 	if (!o->nalgs)
 		for (size_t k = 0; k < sizeof(all_algs) / sizeof(all_algs[0]); k++)
 			o->algs[o->nalgs++] = &all_algs[k];

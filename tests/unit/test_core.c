@@ -4,6 +4,7 @@
  * the AEAD templates against their inner algorithms driven by hand, and
  * drivers that fail their vectors being refused. */
 #include "crypto.h"
+#include "modes.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/evp.h>
 #include <openssl/rand.h>
 
 static int n_test, n_fail;
@@ -102,6 +104,96 @@ static void cross_check_skcipher(const char *generic, const char *whole, size_t 
 	ualg_tfm_free(g);
 	ualg_tfm_free(w);
 	ualg_alg_put(ga);
+	ualg_alg_put(wa);
+}
+
+/* The straightforward XTS tweak doubling (IEEE 1619), byte by byte, as
+ * the reference for the word-wise ualg_xts_mul_xn(). */
+static void ref_xts_double(uint8_t t[16])
+{
+	unsigned carry = 0;
+
+	for (int i = 0; i < 16; i++) {
+		unsigned next = t[i] >> 7;
+		t[i] = (uint8_t)(t[i] << 1 | carry);
+		carry = next;
+	}
+	if (carry)
+		t[0] ^= 0x87;
+}
+
+static void test_xts_mul_xn(void)
+{
+	uint8_t t[16], ref[16];
+	int same = 1;
+
+	RAND_bytes(t, sizeof(t));
+	memcpy(ref, t, sizeof(t));
+	/* n = 0, 1, 2, ... 3000 on one running value, then big jumps. */
+	for (uint64_t n = 0; same && n <= 3000; n++) {
+		uint8_t fast[16];
+		memcpy(fast, t, sizeof(t));
+		ualg_xts_mul_xn(fast, n);
+		same = !memcmp(fast, ref, 16);
+		ref_xts_double(ref);
+	}
+	for (uint64_t n = 1; same && n <= (1u << 22); n = n * 3 + 1) {
+		RAND_bytes(t, sizeof(t));
+		memcpy(ref, t, sizeof(t));
+		ualg_xts_mul_xn(t, n);
+		for (uint64_t b = 0; b < n; b++)
+			ref_xts_double(ref);
+		same = !memcmp(t, ref, 16);
+	}
+	ok(same, "ualg_xts_mul_xn(n) equals n byte-wise doublings (n = 0..3000 and up to 2^22)");
+}
+
+/* xts-aes-openssl leaves the IV as xts-aes-aesni does: E(key2, IV) doubled
+ * once per block, a partial last block counting as one.  Computed here the
+ * slow way, for many lengths and each key size, the 48-byte one going
+ * through the generic fallback. */
+static int xts_iv_matches(struct ualg_tfm *w, const uint8_t *key, size_t keylen,
+			  const uint8_t *in, uint8_t *out, size_t len, bool enc)
+{
+	static const char *const ecb[33] = { [16] = "AES-128-ECB", [24] = "AES-192-ECB", [32] = "AES-256-ECB" };
+	uint8_t iv[16], ref[16];
+	int outl;
+
+	RAND_bytes(iv, sizeof(iv));
+	EVP_CIPHER *aes = EVP_CIPHER_fetch(NULL, ecb[keylen / 2], NULL);
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	int good = aes && c && EVP_EncryptInit_ex2(c, aes, key + keylen / 2, NULL, NULL) &&
+		   EVP_EncryptUpdate(c, ref, &outl, iv, 16) && outl == 16;
+	EVP_CIPHER_CTX_free(c);
+	EVP_CIPHER_free(aes);
+	for (size_t b = 0; b < (len + 15) / 16; b++)
+		ref_xts_double(ref);
+	return good && !ualg_skcipher_crypt(w, enc, iv, in, out, len) && !memcmp(iv, ref, 16);
+}
+
+static void test_xts_output_iv(size_t keylen)
+{
+	static const size_t big[] = { 4096, 65535, 65536, 65536 + 17, 1u << 20, (1u << 20) + 1 };
+	int err;
+	struct ualg_alg *wa = lookup(UALG_ALG_SKCIPHER, "xts-aes-openssl", &err);
+	struct ualg_tfm *w = wa ? ualg_tfm_new(wa, &err) : NULL;
+	uint8_t key[64];
+	uint8_t *in = malloc((1u << 20) + 1), *out = malloc((1u << 20) + 1);
+	int same = w && in && out;
+
+	RAND_bytes(key, sizeof(key));
+	same = same && !ualg_tfm_setkey(w, key, keylen);
+	if (same)
+		RAND_bytes(in, (1u << 20) + 1);
+	for (size_t len = 16; same && len <= 1100; len++)
+		same = xts_iv_matches(w, key, keylen, in, out, len, len & 1);
+	for (size_t i = 0; same && i < sizeof(big) / sizeof(big[0]); i++)
+		same = xts_iv_matches(w, key, keylen, in, out, big[i], i & 1);
+	ok(same, "xts-aes-openssl output IV equals E(key2, IV) doubled per block (%zu-byte key, 16..1100 bytes and up to 1 MiB)",
+	   keylen);
+	free(in);
+	free(out);
+	ualg_tfm_free(w);
 	ualg_alg_put(wa);
 }
 
@@ -519,6 +611,10 @@ int main(void)
 	cross_check_skcipher("ctr(aes-openssl)", "ctr-aes-openssl", 24, 4093, 1);
 	cross_check_skcipher("xts(aes-openssl)", "xts-aes-openssl", 64, 4090, 0);
 	cross_check_skcipher("xts(aes-openssl)", "xts-aes-openssl", 48, 4096, 0);
+	test_xts_mul_xn();
+	test_xts_output_iv(32);
+	test_xts_output_iv(48);
+	test_xts_output_iv(64);
 	cross_check_skcipher("cts(cbc(aes-openssl))", "cts-cbc-aes-openssl", 16, 4001, 0);
 	cross_check_skcipher("cbc(des3_ede-openssl)", "cbc-des3_ede-openssl", 24, 4096, 1);
 	/* Nettle's drivers against OpenSSL's: two independent libraries. */

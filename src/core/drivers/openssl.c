@@ -409,8 +409,7 @@ static void xts_aesni_iv(struct evp_ctx *c, uint8_t *iv, size_t len)
 	int outl;
 
 	EVP_EncryptUpdate(c->tweak, iv, &outl, iv, 16);
-	for (size_t b = 0; b < (len + 15) / 16; b++)
-		ualg_xts_mul_x(iv);
+	ualg_xts_mul_xn(iv, (len + 15) / 16);
 }
 
 static int mode_crypt(struct ualg_tfm *tfm, bool enc, uint8_t *iv,
