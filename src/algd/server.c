@@ -587,30 +587,23 @@ static int on_cancel(struct conn *c, size_t len)
 	return reply(c, UALG_MSG_CANCEL, 0, 0, NULL, 0, -1) ? -1 : 0;
 }
 
-/* Algorithm administration; privilege was decided when the client
- * connected, as the kernel checks the netlink socket's opener. */
-static int on_admin(struct conn *c, uint16_t type, const uint8_t *body, size_t len)
+/* Algorithm administration and named keys share one shape: a handler
+ * that fills a reply body, or says the frame was malformed.  Privilege was
+ * decided when the client connected, as the kernel checks the netlink
+ * socket's opener. */
+typedef int admin_handler(uint16_t type, const uint8_t *body, size_t len, bool privileged,
+			  uint8_t *out, size_t outsize, size_t *outlen);
+
+static int serve_admin(struct conn *c, uint16_t type, const uint8_t *body, size_t len,
+		       admin_handler *handler, bool privileged, int bad_frame)
 {
 	static uint8_t out[UALG_DATA_MAX];
 	size_t outlen;
-	int r = admin_request(type, body, len, c->admin, out, sizeof(out), &outlen);
+	int r = handler(type, body, len, privileged, out, sizeof(out), &outlen);
 
-	if (r == ADMIN_BAD_FRAME)
+	if (r == bad_frame)
 		return -1;
 	logmsg(2, "admin request %u: %d", type, r);
-	return reply(c, type, 0, r, out, outlen, -1) ? -1 : 0;
-}
-
-/* Named keys; as for algorithms, privilege was decided at connect(). */
-static int on_key(struct conn *c, uint16_t type, const uint8_t *body, size_t len)
-{
-	static uint8_t out[UALG_DATA_MAX];
-	size_t outlen;
-	int r = keystore_request(type, body, len, c->key_admin, out, sizeof(out), &outlen);
-
-	if (r == KEYSTORE_BAD_FRAME)
-		return -1;
-	logmsg(1, "key request %u: %d", type, r);
 	return reply(c, type, 0, r, out, outlen, -1) ? -1 : 0;
 }
 
@@ -696,11 +689,12 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 	case UALG_MSG_ALG_SAVE:
 	case UALG_MSG_ALG_DISABLE:
 	case UALG_MSG_ALG_CHECK_ADMIN:
-		return on_admin(c, h.type, body, blen);
+		return serve_admin(c, h.type, body, blen, admin_request, c->admin, ADMIN_BAD_FRAME);
 	case UALG_MSG_KEY_ADD:
 	case UALG_MSG_KEY_DEL:
 	case UALG_MSG_KEY_LIST:
-		return on_key(c, h.type, body, blen);
+		return serve_admin(c, h.type, body, blen, keystore_request, c->key_admin,
+				   KEYSTORE_BAD_FRAME);
 	case UALG_MSG_DESCRIBE: return on_describe(c, blen);
 	case UALG_MSG_SNDBUF: return on_sndbuf(c, body, blen);
 	case UALG_MSG_RING_SETUP:

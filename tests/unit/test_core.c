@@ -16,18 +16,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
-static int n_test, n_fail;
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	printf("%sok %d - ", cond ? "" : "not ", ++n_test);
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	n_fail += !cond;
-}
+#include "tap.h"
 
 static struct ualg_alg *lookup(enum ualg_alg_type t, const char *name, int *err)
 {
@@ -513,9 +502,9 @@ static void test_gcm_vectors(const char *driver)
 		memcpy(buf, pt, pl);
 		int good = t && !ualg_tfm_setkey(t, key, kl) && !aead_run(t, 1, aad, al, buf, pl, iv, 12) &&
 			   !memcmp(buf, want, wl);
-		ok(good, "%s: GCM specification test case %zu encrypts", driver, i ? 4 : 2);
+		ok(good, "%s: GCM specification test case %d encrypts", driver, i ? 4 : 2);
 		good = t && !aead_run(t, 0, aad, al, buf, wl, iv, 12) && !memcmp(buf, pt, pl);
-		ok(good, "%s: test case %zu decrypts", driver, i ? 4 : 2);
+		ok(good, "%s: test case %d decrypts", driver, i ? 4 : 2);
 		memcpy(buf, want, wl);
 		buf[wl - 1] ^= 1;
 		good = t && aead_run(t, 0, aad, al, buf, wl, iv, 12) == -EBADMSG;
@@ -652,6 +641,5 @@ int main(void)
 	test_broken_aead("gcm-aes-anytag", ACCEPT_ANY_TAG);
 	ualg_core_exit();
 	test_fips();	/* last: FIPS mode cannot be left */
-	printf("1..%d\n", n_test);
-	return n_fail ? 1 : 0;
+	return tap_done();
 }

@@ -14,18 +14,7 @@
 
 #include <openssl/rand.h>
 
-static int n_test, n_fail;
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	printf("%sok %d - ", cond ? "" : "not ", ++n_test);
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	n_fail += !cond;
-}
+#include "tap.h"
 
 static const size_t lengths[] = { 0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 1000, 4096,
 				  65535, 65536, 65537, 200000 };
@@ -270,6 +259,5 @@ int main(void)
 	}
 	ualg_core_exit();
 	free(buf);
-	printf("1..%d\n", n_test);
-	return n_fail ? 1 : 0;
+	return tap_done();
 }
