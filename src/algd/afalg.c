@@ -1,6 +1,7 @@
 /* The generic part of AF_ALG (crypto/af_alg.c): bind, setsockopt, accept,
  * the key/children bookkeeping and dispatch to the socket's type. */
 #include "afalg.h"
+#include "policy.h"
 #include "proto.h"
 
 #include <errno.h>
@@ -57,7 +58,7 @@ static const struct alg_type *find_type(const char *name)
 }
 
 int afalg_bind(struct alg_sock *sk, const char *type_name, uint32_t feat, uint32_t mask,
-	       const char *name)
+	       const char *name, const struct key_caller *caller)
 {
 	int err = 0;
 
@@ -75,6 +76,11 @@ int afalg_bind(struct alg_sock *sk, const char *type_name, uint32_t feat, uint32
 	struct ualg_alg *alg = ualg_alg_lookup(type->alg_type, name, &err);
 	if (!alg)
 		return -err;
+	if (caller && !policy_alg_allowed(alg, caller->uid, caller->gid, caller->groups,
+					  caller->ngroups)) {
+		ualg_alg_put(alg);
+		return -EACCES;	/* as an LSM refusing the bind */
+	}
 	struct ualg_tfm *tfm = ualg_tfm_new(alg, &err);
 	ualg_alg_put(alg);
 	if (!tfm)

@@ -96,8 +96,10 @@ static inline bool afalg_recv_whole(const struct alg_sock *sk)
 struct alg_sock *afalg_sock_new(void);
 void afalg_sock_put(struct alg_sock *sk);
 
+/* caller: who binds, for the per-algorithm policy (policy.h); NULL when
+ * no rule could apply. */
 int afalg_bind(struct alg_sock *sk, const char *type, uint32_t feat, uint32_t mask,
-	       const char *name);
+	       const char *name, const struct key_caller *caller);
 /* A setsockopt value as the shim could (or could not) read it. */
 struct afalg_optval {
 	const uint8_t *data;

@@ -23,7 +23,7 @@
 static void usage(FILE *f)
 {
 	fputs("usage: algd [-v] [--config FILE] [--socket PATH] [--ready-fd FD] [--workers N] [--poll-us US]\n"
-	      "            [--user NAME] [--allow LIST] [--max-sockets N] [--no-seccomp] [--list] [--fips]\n"
+	      "            [--user NAME] [--allow LIST] [--alg-allow NAME=LIST] [--max-sockets N] [--no-seccomp] [--list] [--fips]\n"
 	      "  --config FILE   settings (see algd.conf(5) in README): priorities,\n"
 	      "                  disabled drivers, admin group, socket; SIGHUP rereads it\n"
 	      "  --socket PATH   listen on PATH (default: $UALG_SOCKET, /run/ualg/algd.sock\n"
@@ -31,6 +31,7 @@ static void usage(FILE *f)
 	      "  --ready-fd FD   write one byte to FD once listening, then close it\n"
 	      "  --user NAME     when started as root, run as NAME once listening\n"
 	      "  --allow LIST    clients allowed besides root, e.g. uid:1000,gid:ualg\n"
+	      "  --alg-allow NAME=LIST  only LIST (and root) may use NAME and what is built on it\n"
 	      "                  (repeatable; default: whoever the socket's mode lets in)\n"
 	      "  --max-sockets N AF_ALG sockets one uid may hold (default 4096): EMFILE\n"
 	      "  --no-seccomp    no syscall filter (debuggers and sanitizers only)\n"
@@ -112,6 +113,7 @@ int main(int argc, char **argv)
 		{ "poll-us", required_argument, NULL, 'p' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "allow", required_argument, NULL, 'a' },
+		{ "alg-allow", required_argument, NULL, 'A' },
 		{ "max-sockets", required_argument, NULL, 'm' },
 		{ "no-seccomp", no_argument, NULL, 'n' },
 		{ "fips", no_argument, NULL, 'f' },
@@ -137,6 +139,12 @@ int main(int argc, char **argv)
 		case 'a':
 			if (policy_parse(&opts.policy, optarg)) {
 				fprintf(stderr, "algd: bad --allow list: %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 'A':
+			if (policy_add_alg_rule(optarg)) {
+				fprintf(stderr, "algd: bad --alg-allow rule (NAME=LIST): %s\n", optarg);
 				return 2;
 			}
 			break;

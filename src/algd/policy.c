@@ -1,6 +1,8 @@
 /* The client allow-list (see policy.h).  Parsed strictly: one bad byte
  * rejects the whole option, so a typo never widens access. */
 #include "policy.h"
+#include "crypto.h"
+#include "template.h"
 
 #include <grp.h>
 #include <pwd.h>
@@ -149,4 +151,92 @@ bool policy_allows(const struct policy *p, uid_t uid, gid_t gid, uid_t self)
 		if (p->e[i].id == (p->e[i].is_gid ? gid : uid))
 			return true;
 	return false;
+}
+
+static struct alg_rule {
+	char name[UALG_MAX_ALG_NAME];
+	struct policy who;
+} alg_rules[ALG_RULES_MAX];
+static unsigned n_alg_rules;
+
+static bool valid_alg_name(const char *s, size_t len)
+{
+	if (len == 0 || len >= UALG_MAX_ALG_NAME)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || strchr("_(),-.", s[i])))
+			return false;
+	return true;
+}
+
+int policy_add_alg_rule(const char *spec)
+{
+	const char *eq = strchr(spec, '=');
+
+	if (!eq || n_alg_rules == ALG_RULES_MAX || !valid_alg_name(spec, (size_t)(eq - spec)))
+		return -1;
+	struct alg_rule *r = &alg_rules[n_alg_rules];
+	memset(r, 0, sizeof(*r));
+	memcpy(r->name, spec, (size_t)(eq - spec));
+	if (policy_parse(&r->who, eq + 1) || r->who.n == 0)
+		return -1;
+	n_alg_rules++;
+	return 0;
+}
+
+bool policy_has_alg_rules(void)
+{
+	return n_alg_rules > 0;
+}
+
+static bool rule_denies(const char *name, uid_t uid, gid_t gid, const gid_t *groups,
+			size_t ngroups)
+{
+	for (unsigned i = 0; i < n_alg_rules; i++)
+		if (!strcmp(alg_rules[i].name, name) &&
+		    !policy_matches(&alg_rules[i].who, uid, gid, groups, ngroups))
+			return true;
+	return false;
+}
+
+/* Every generic name in a name's tree: "gcm(aes)" is gcm(aes), then aes.
+ * A whole-mode driver (cbc-aes-openssl) has no spawns, so the name is
+ * what says what it is built on.  Depth is bounded by the name's length. */
+static bool name_tree_denied(const char *name, uid_t uid, gid_t gid, const gid_t *groups,
+			     size_t ngroups)
+{
+	char tmpl[UALG_MAX_ALG_NAME], args[UALG_TMPL_MAX_ARGS][UALG_MAX_ALG_NAME];
+	unsigned nargs;
+
+	if (rule_denies(name, uid, gid, groups, ngroups))
+		return true;
+	if (ualg_tmpl_parse(name, tmpl, sizeof(tmpl), args, &nargs))
+		return false;	/* a primitive */
+	for (unsigned i = 0; i < nargs; i++)
+		if (name_tree_denied(args[i], uid, gid, groups, ngroups))
+			return true;
+	return false;
+}
+
+/* The algorithm's generic name tree, its driver name and, for template
+ * instances, what they were built on (cbc(aes-openssl) names a driver). */
+static bool alg_denied(const struct ualg_alg *alg, uid_t uid, gid_t gid, const gid_t *groups,
+		       size_t ngroups, unsigned depth)
+{
+	if (!alg)
+		return false;
+	if (depth > UALG_MAX_ALG_NAME || rule_denies(alg->driver, uid, gid, groups, ngroups) ||
+	    name_tree_denied(alg->name, uid, gid, groups, ngroups))
+		return true;
+	for (unsigned i = 0; i < sizeof(alg->spawns) / sizeof(alg->spawns[0]); i++)
+		if (alg_denied(alg->spawns[i], uid, gid, groups, ngroups, depth + 1))
+			return true;
+	return false;
+}
+
+bool policy_alg_allowed(const struct ualg_alg *alg, uid_t uid, gid_t gid, const gid_t *groups,
+			size_t ngroups)
+{
+	return uid == 0 || !n_alg_rules || !alg_denied(alg, uid, gid, groups, ngroups, 0);
 }

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct ualg_alg;
+
 #define POLICY_MAX 32
 
 struct policy {
@@ -41,5 +43,21 @@ bool policy_matches(const struct policy *p, uid_t uid, gid_t gid, const gid_t *g
  * checked against SO_PEERCRED.  Root is always allowed (it could read
  * algd's memory anyway). */
 bool policy_allows(const struct policy *p, uid_t uid, gid_t gid, uid_t self);
+
+/* Per-algorithm rules (algd --alg-allow NAME=LIST, repeatable): only the
+ * clients on LIST (and root) may use an algorithm whose name or driver
+ * name is NAME, or any algorithm built on one (a rule on "aes" covers
+ * cbc(aes) and gcm(aes)).  Algorithms no rule names are open to every
+ * client algd serves. */
+#define ALG_RULES_MAX 32
+
+/* Adds one rule; names in LIST are resolved now.  Returns 0, or -1 when
+ * NAME is empty, too long or holds a byte outside [A-Za-z0-9_(),-.], LIST
+ * does not parse, or the table is full. */
+int policy_add_alg_rule(const char *spec);
+bool policy_has_alg_rules(void);
+/* Whether the caller may use alg and everything it is built on. */
+bool policy_alg_allowed(const struct ualg_alg *alg, uid_t uid, gid_t gid, const gid_t *groups,
+			size_t ngroups);
 
 #endif

@@ -11,6 +11,7 @@
 #include "ring.h"
 #include "crypto.h"
 #include "keystore.h"
+#include "policy.h"
 #include "proto.h"
 #include "ualg_abi.h"
 
@@ -706,7 +707,8 @@ static int alg_type_of(const char *name, enum ualg_alg_type *type)
 	return 0;
 }
 
-static int open_tfm(struct ring *r, const char *typename, const char *name, struct ualg_ring_tfm_info *info)
+static int open_tfm(struct ring *r, int fd, const char *typename, const char *name,
+		    struct ualg_ring_tfm_info *info)
 {
 	enum ualg_alg_type type;
 	int err = alg_type_of(typename, &type);
@@ -721,6 +723,13 @@ static int open_tfm(struct ring *r, const char *typename, const char *name, stru
 	struct ualg_alg *alg = ualg_alg_lookup(type, name, &err);
 	if (!alg)
 		return -err;
+	struct key_caller who;
+	if (policy_has_alg_rules() &&
+	    ((err = -keystore_caller(fd, &who)) ||
+	     !policy_alg_allowed(alg, who.uid, who.gid, who.groups, who.ngroups))) {
+		ualg_alg_put(alg);
+		return err ? -err : -EACCES;
+	}
 	struct ualg_tfm *tfm = ualg_tfm_new(alg, &err);
 	ualg_alg_put(alg);
 	if (!tfm)
@@ -755,7 +764,7 @@ static int on_open(struct ring *r, int fd, const uint8_t *body, size_t len)
 	    len != sizeof(o) + o.name_len || !memchr(o.type, 0, sizeof(o.type)) ||
 	    strnlen(name, o.name_len) != o.name_len - 1)
 		return -1;
-	int id = r ? open_tfm(r, (const char *)o.type, name, &info) : -ENXIO;
+	int id = r ? open_tfm(r, fd, (const char *)o.type, name, &info) : -ENXIO;
 	return reply(fd, UALG_MSG_RING_OPEN, id, &info, id >= 0 ? sizeof(info) : 0, -1) ? -1 : 0;
 }
 

@@ -259,7 +259,11 @@ static int on_bind(struct conn *c, const uint8_t *body, size_t len)
 	    len != sizeof(b) + b.name_len || memchr(b.type, 0, sizeof(b.type)) == NULL ||
 	    strnlen(name, b.name_len) != b.name_len - 1)
 		return -1;
-	int r = afalg_bind(c->sk, (const char *)b.type, b.feat, b.mask, name);
+	struct key_caller who;
+	const bool ruled = policy_has_alg_rules();
+	int r = ruled ? keystore_caller(c->fd, &who) : 0;
+	if (!r)
+		r = afalg_bind(c->sk, (const char *)b.type, b.feat, b.mask, name, ruled ? &who : NULL);
 	logmsg(2, "bind %s %s: %d", b.type, name, r);
 	return reply(c, UALG_MSG_BIND, 0, r, NULL, 0, -1) ? -1 : 0;
 }

@@ -11,6 +11,7 @@ memory once its socket is closed.  Prints TAP lines and 'N passed, N failed'.
 
 Expected values come from Python's hashlib/hmac, never from algd.  Waits
 are bounded but generous: nothing depends on timing."""
+import errno
 import hashlib
 import hmac
 import os
@@ -180,6 +181,52 @@ def test_policy():
         out = client(algd, PEER_CLIENT, user=uid).communicate(timeout=30)[0].strip()
         # gid 4343 is uid 4343's group (setgid(user) above)
         result(f"uid {uid}: {expect.split()[0]} as the policy says", out == expect, out)
+    algd.stop()
+
+
+# ---- per-algorithm rules (--alg-allow) --------------------------------
+
+ALG_RULE_CLIENT = r'''
+import ctypes, errno
+for typ, name in [("skcipher", "cbc(aes)"), ("skcipher", "cbc-aes-openssl"), ("aead", "gcm(aes)"),
+                  ("skcipher", "xts(ecb(aes-openssl))"), ("hash", "hmac(sha256)"),
+                  ("hash", "hmac-sha256-openssl"), ("hash", "sha256"), ("skcipher", "cbc(des3_ede)")]:
+    try:
+        tfm(typ, name)
+        say(name, 0)
+    except OSError as e:
+        say(name, e.errno)
+lib = ctypes.CDLL(sys.argv[1])
+ring = ctypes.create_string_buffer(4096)
+rc = lib.ualg_ring_init_at(ring, 8, 65536, os.environ["UALG_SOCKET"].encode())
+say("ring", rc if rc else lib.ualg_ring_open_tfm(ring, b"aead", b"gcm(aes)", None))
+'''
+
+
+def test_alg_policy():
+    for spec in ["aes", "=uid:1", "aes=", "a b=uid:1", "aes=uid:x", "x" * 128 + "=uid:1"]:
+        p = subprocess.run([ALGD, "--socket", os.path.join(TMP, "never", "s"), "--alg-allow", spec],
+                           capture_output=True)
+        result(f"--alg-allow {spec[:20]!r} is refused at start-up", p.returncode == 2,
+               f"rc {p.returncode}")
+    if not ROOT:
+        result("--alg-allow (skipped: needs root to run clients as other uids)", True)
+        return
+    algd = Algd("algpolicy", "--allow", "uid:4242,uid:4243", "--alg-allow", "aes=uid:4242",
+                "--alg-allow", "hmac(sha256)=uid:4243")
+    libualg = os.path.join(os.path.dirname(os.path.dirname(ALGD)), "lib", "libualg.so")
+    A = errno.EACCES
+    # A rule on aes covers what is built on it, whole-mode drivers included;
+    # a rule on hmac(sha256) covers its driver; sha256 and des3 are open.
+    want = {4242: [0, 0, 0, 0, A, A, 0, 0], 4243: [A, A, A, A, 0, 0, 0, 0]}
+    for uid in (4242, 4243):
+        out = client(algd, ALG_RULE_CLIENT, libualg, user=uid).communicate(timeout=60)[0].split("\n")
+        got = [int(line.split()[-1]) for line in out[:8] if line.split()]
+        result(f"uid {uid}: binds as the rules say (errnos {got})", got == want[uid], out)
+        ring = out[8].split()[-1] if len(out) > 8 and out[8] else "?"
+        # ualg_ring_open_tfm answers -errno, or the transform's id (>= 0).
+        ok = (int(ring) >= 0) if uid == 4242 else (ring == str(-A))
+        result(f"uid {uid}: the native ring's open of gcm(aes) as the rules say ({ring})", ok)
     algd.stop()
 
 
@@ -459,6 +506,7 @@ def main():
     algd = Algd("main")
     try:
         for test in [lambda: test_confinement(algd), test_bad_allow_lists, test_policy,
+                     test_alg_policy,
                      lambda: test_key_scan(algd), lambda: test_sigkill_clients(algd),
                      test_limit, lambda: test_many(algd), lambda: test_slow_reader(algd),
                      lambda: test_restart(algd)]:
