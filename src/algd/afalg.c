@@ -95,16 +95,21 @@ int afalg_bind(struct alg_sock *sk, const char *type_name, uint32_t feat, uint32
 	return 0;
 }
 
-/* ualg's own option (ualg_afalg.h): as ALG_SET_KEY with a stored key's
- * bytes, the name's lookup taking the place of the copy-in. */
-static int setkey_by_name(struct alg_sock *sk, const struct afalg_optval *v)
+/* What every key option answers before its value is looked at: op
+ * sockets have no setsockopt, then sock_kmalloc's and copy-in's errors. */
+static int setkey_copy_in(const struct alg_sock *sk, const struct afalg_optval *v)
 {
 	if (sk->connected)
 		return -ENOPROTOOPT;
 	if (v->too_big)
 		return -ENOMEM;
-	if (v->fault)
-		return -EFAULT;
+	return v->fault ? -EFAULT : 0;
+}
+
+/* ualg's own option (ualg_afalg.h): as ALG_SET_KEY with a stored key's
+ * bytes, the name's lookup taking the place of the copy-in. */
+static int setkey_by_name(struct alg_sock *sk, const struct afalg_optval *v)
+{
 	size_t len = v->len;
 	if (len && v->data[len - 1] == '\0')
 		len--;	/* a C string with its NUL */
@@ -119,6 +124,8 @@ static int setkey_by_name(struct alg_sock *sk, const struct afalg_optval *v)
 
 int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v)
 {
+	int err;
+
 	if (sk->children != sk->nokey_children)
 		return -EBUSY;
 	if (level != SOL_ALG || !sk->type)
@@ -126,21 +133,17 @@ int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct a
 	switch (optname) {
 	case ALG_SET_KEY:
 	case ALG_SET_KEY_BY_KEY_SERIAL:	/* Linux 6.2's, see README */
-		if (sk->connected)
-			return -ENOPROTOOPT;
 		/* alg_setkey(): sock_kmalloc, copy in, then the type's setkey;
 		 * by serial, the key's payload as the shim read it. */
-		if (v->too_big)
-			return -ENOMEM;
-		if (v->fault)
-			return -EFAULT;
+		if ((err = setkey_copy_in(sk, v)))
+			return err;
 		if (v->keyref_err)
 			return -(int)v->keyref_err;
 		if (!ualg_tfm_has_setkey(sk->tfm))
 			return -ENOSYS;
 		return ualg_tfm_setkey(sk->tfm, v->data, v->len);
 	case UALG_SET_KEY_BY_NAME:
-		return setkey_by_name(sk, v);
+		return (err = setkey_copy_in(sk, v)) ? err : setkey_by_name(sk, v);
 	case ALG_SET_AEAD_AUTHSIZE:
 		/* The size is optlen itself; the value is not read. */
 		if (sk->connected || sk->type != &afalg_type_aead)
