@@ -1,4 +1,5 @@
 /* The configuration file (format in config.h). */
+#include "log.h"
 #include "config.h"
 #include "crypto.h"
 
@@ -120,7 +121,7 @@ static int parse_file(const char *path, struct parsed *p)
 	int r = 0;
 
 	if (!f) {
-		fprintf(stderr, "algd: %s: %s\n", path, strerror(errno));
+		algd_log(LOG_ERR, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	memset(p, 0, sizeof(*p));
@@ -130,12 +131,12 @@ static int parse_file(const char *path, struct parsed *p)
 		if (len && line[len - 1] == '\n')
 			line[--len] = '\0';
 		else if (!feof(f)) {
-			fprintf(stderr, "algd: %s:%u: line too long\n", path, lineno);
+			algd_log(LOG_ERR, "%s:%u: line too long", path, lineno);
 			r = -1;
 			break;
 		}
 		if (strlen(line) != len || strchr(line, '\r')) {
-			fprintf(stderr, "algd: %s:%u: stray control character\n", path, lineno);
+			algd_log(LOG_ERR, "%s:%u: stray control character", path, lineno);
 			r = -1;
 			break;
 		}
@@ -144,7 +145,7 @@ static int parse_file(const char *path, struct parsed *p)
 			*hash = '\0';
 		const char *err = parse_line(line, p);
 		if (err) {
-			fprintf(stderr, "algd: %s:%u: %s\n", path, lineno, err);
+			algd_log(LOG_ERR, "%s:%u: %s", path, lineno, err);
 			r = -1;
 		}
 	}
@@ -169,7 +170,7 @@ static void apply(const struct parsed *p)
 	for (size_t i = 0; i < p->nset; i++) {
 		struct ualg_alg *a = find_driver(p->set[i].driver);
 		if (!a) {
-			fprintf(stderr, "algd: config: no driver %s (ignored)\n", p->set[i].driver);
+			algd_log(LOG_WARNING, "config: no driver %s (ignored)", p->set[i].driver);
 			continue;
 		}
 		if (p->set[i].disable)
@@ -193,7 +194,7 @@ static int load(const char *path)
 int config_load(const char *path)
 {
 	if (strlen(path) >= sizeof(config_path)) {
-		fprintf(stderr, "algd: config path too long\n");
+		algd_log(LOG_ERR, "config path too long");
 		return -1;
 	}
 	strcpy(config_path, path);

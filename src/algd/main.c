@@ -1,5 +1,6 @@
 /* algd: the ualg crypto daemon.  Holds every key and transform state for
  * its clients and serves the AF_ALG protocol on a Unix socket. */
+#include "log.h"
 #include "config.h"
 #include "crypto.h"
 #include "proto.h"
@@ -71,7 +72,7 @@ static bool kernel_fips_enabled(void)
  * panics in FIPS mode; algd stops serving. */
 static void fips_fatal(const struct ualg_alg *failed)
 {
-	fprintf(stderr, "algd: FIPS mode: self-test of %s (%s) failed; stopping\n",
+	algd_log(LOG_ERR, "FIPS mode: self-test of %s (%s) failed; stopping",
 		failed->name, failed->driver);
 	_exit(1);
 }
@@ -127,6 +128,10 @@ int main(int argc, char **argv)
 	const char *config = NULL;
 	int c;
 
+	log_init();
+	/* With the shim in /etc/ld.so.preload, algd is one of "every program":
+	 * it must never become its own client. */
+	setenv("UALG_PRELOAD_MODE", "off", 1);
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': opts.socket_path = optarg; break;
@@ -138,19 +143,19 @@ int main(int argc, char **argv)
 		case 'u': user = optarg; break;
 		case 'a':
 			if (policy_parse(&opts.policy, optarg)) {
-				fprintf(stderr, "algd: bad --allow list: %s\n", optarg);
+				algd_log(LOG_ERR, "bad --allow list: %s", optarg);
 				return 2;
 			}
 			break;
 		case 'A':
 			if (policy_add_alg_rule(optarg)) {
-				fprintf(stderr, "algd: bad --alg-allow rule (NAME=LIST): %s\n", optarg);
+				algd_log(LOG_ERR, "bad --alg-allow rule (NAME=LIST): %s", optarg);
 				return 2;
 			}
 			break;
 		case 'm':
 			if (parse_count(optarg, &opts.max_sockets)) {
-				fprintf(stderr, "algd: bad --max-sockets: %s\n", optarg);
+				algd_log(LOG_ERR, "bad --max-sockets: %s", optarg);
 				return 2;
 			}
 			break;
@@ -166,24 +171,24 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (user && geteuid() != 0) {
-		fputs("algd: --user needs root\n", stderr);
+		algd_log(LOG_ERR, "--user needs root");
 		return 2;
 	}
 	if (user && sandbox_lookup_user(user, &opts.uid, &opts.gid))
 		return 1;
 	opts.drop = user != NULL;
 	if (!user && geteuid() == 0)
-		fputs("algd: warning: running as root; use --user\n", stderr);
+		algd_log(LOG_WARNING, "warning: running as root; use --user");
 	/* Keys live in this process: no core dumps, no ptrace by peers. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	/* Before anything touches OpenSSL (secmem.c). */
 	int sec = ualg_secmem_init(SECURE_HEAP_SIZE);
 	if (sec < 0) {
-		fputs("algd: cannot set up the secure key heap\n", stderr);
+		algd_log(LOG_ERR, "cannot set up the secure key heap");
 		return 1;
 	}
 	if (sec > 0)
-		fputs("algd: warning: key heap not locked in memory (RLIMIT_MEMLOCK?)\n", stderr);
+		algd_log(LOG_WARNING, "warning: key heap not locked in memory (RLIMIT_MEMLOCK?)");
 
 	test_hooks();
 	if (fips || kernel_fips_enabled())
@@ -191,15 +196,15 @@ int main(int argc, char **argv)
 	if (ualg_core_init()) {
 		const struct ualg_alg *failed = ualg_fips_failure();
 		if (failed)
-			fprintf(stderr, "algd: FIPS mode: self-test of %s (%s) failed; refusing to start\n",
+			algd_log(LOG_ERR, "FIPS mode: self-test of %s (%s) failed; refusing to start",
 				failed->name, failed->driver);
 		else
-			fputs("algd: crypto core failed to initialise\n", stderr);
+			algd_log(LOG_ERR, "crypto core failed to initialise");
 		return 1;
 	}
 	ualg_fips_set_fatal_hook(fips_fatal);
 	if (ualg_fips_enabled() && opts.verbose)
-		fputs("algd: FIPS mode\n", stderr);
+		algd_log(LOG_NOTICE, "FIPS mode");
 	if (config && config_load(config)) {
 		ualg_core_exit();
 		return 1;
@@ -213,7 +218,7 @@ int main(int argc, char **argv)
 	}
 	if (!opts.socket_path) {
 		if (ualg_default_socket_path(path, sizeof(path))) {
-			fputs("algd: socket path too long\n", stderr);
+			algd_log(LOG_ERR, "socket path too long");
 			return 1;
 		}
 		opts.socket_path = path;

@@ -1,5 +1,6 @@
 /* algd's confinement (see sandbox.h). */
 #include "sandbox.h"
+#include "log.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -22,11 +23,11 @@ int sandbox_lookup_user(const char *name, uid_t *uid, gid_t *gid)
 	const struct passwd *pw = getpwnam(name);
 
 	if (!pw) {
-		fprintf(stderr, "algd: no such user: %s\n", name);
+		algd_log(LOG_ERR, "no such user: %s", name);
 		return -1;
 	}
 	if (pw->pw_uid == 0) {
-		fprintf(stderr, "algd: --user must not be root\n");
+		algd_log(LOG_ERR, "--user must not be root");
 		return -1;
 	}
 	*uid = pw->pw_uid;
@@ -48,11 +49,11 @@ void sandbox_limits(void)
 int sandbox_drop_privileges(uid_t uid, gid_t gid)
 {
 	if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)) {
-		fprintf(stderr, "algd: cannot drop privileges: %s\n", strerror(errno));
+		algd_log(LOG_ERR, "cannot drop privileges: %s", strerror(errno));
 		return -1;
 	}
 	if (setuid(0) == 0 || geteuid() != uid) {
-		fputs("algd: privileges could be regained\n", stderr);
+		algd_log(LOG_ERR, "privileges could be regained");
 		return -1;
 	}
 	return 0;
@@ -127,7 +128,7 @@ int sandbox_seccomp(void)
 		r = seccomp_load(f);	/* sets no_new_privs too */
 	seccomp_release(f);
 	if (r) {
-		fprintf(stderr, "algd: cannot install the seccomp filter: %s\n", strerror(-r));
+		algd_log(LOG_ERR, "cannot install the seccomp filter: %s", strerror(-r));
 		return -1;
 	}
 	return 0;

@@ -13,6 +13,8 @@
 #include "proto.h"
 #include "sandbox.h"
 #include "ring.h"
+#include "listener.h"
+#include "log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -82,15 +84,14 @@ static size_t recvbuf_cap;
 static uint8_t *shm_copy;	/* private copy of a payload area's input */
 static size_t shm_copy_cap;
 
+/* Verbosity 0: notices; -v: info; -vv: debug (log.h). */
 static void logmsg(int level, const char *fmt, ...)
 {
 	if (level > verbose)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("algd: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	algd_vlog(level == 0 ? LOG_NOTICE : level == 1 ? LOG_INFO : LOG_DEBUG, fmt, ap);
 	va_end(ap);
 }
 
@@ -818,91 +819,6 @@ static void on_readable(struct conn *c)
 	ualg_wipe(rxbuf, (size_t)n);
 }
 
-/* The socket's directory: created private (0700, or 0711 when the policy
- * lets other users in: they may pass through but not list or plant files).
- * An existing one must be owned by us or root and writable by nobody else,
- * or another user could replace the socket with their own. */
-static int socket_dir(const char *dir, const struct server_opts *opts)
-{
-	const mode_t mode = opts->policy.n ? 0711 : 0700;
-	struct stat st;
-
-	if (mkdir(dir, mode) == 0) {
-		if (chmod(dir, mode) || (opts->drop && chown(dir, opts->uid, opts->gid))) {
-			fprintf(stderr, "algd: cannot set up %s: %s\n", dir, strerror(errno));
-			return -1;
-		}
-		return 0;
-	}
-	if (errno != EEXIST || stat(dir, &st)) {
-		fprintf(stderr, "algd: cannot create %s: %s\n", dir, strerror(errno));
-		return -1;
-	}
-	const bool owner_ok = st.st_uid == 0 || st.st_uid == geteuid() ||
-			      (opts->drop && st.st_uid == opts->uid);
-	if (!S_ISDIR(st.st_mode) || !owner_ok || (st.st_mode & 022)) {
-		fprintf(stderr, "algd: %s must be a directory of root or this user, "
-			"writable by no one else\n", dir);
-		return -1;
-	}
-	return 0;
-}
-
-/* 0600 for algd's own user, 0666 when a policy names others: then
- * SO_PEERCRED decides (on_listener). */
-static int socket_perms(const char *path, const struct server_opts *opts)
-{
-	if (chmod(path, opts->policy.n ? 0666 : 0600) ||
-	    (opts->drop && chown(path, opts->uid, opts->gid))) {
-		fprintf(stderr, "algd: cannot set up %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-static int listen_on(const char *path, const struct server_opts *opts)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char dir[sizeof(sa.sun_path)];
-
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "algd: socket path too long: %s\n", path);
-		return -1;
-	}
-	strcpy(sa.sun_path, path);
-	strcpy(dir, path);
-	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		if (socket_dir(dir, opts))
-			return -1;
-	}
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -1;
-	/* A stale socket from a dead daemon is replaced; a live one is not. */
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-		fprintf(stderr, "algd: another algd is serving %s\n", path);
-		close(fd);
-		return -1;
-	}
-	unlink(path);
-	/* No window in which the socket is open to others. */
-	mode_t old = umask(0177);
-	int r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
-	umask(old);
-	if (r || listen(fd, 128)) {
-		fprintf(stderr, "algd: cannot listen on %s: %s\n", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	if (socket_perms(path, opts)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* Root, or a member of the configured admin group (SO_PEERGROUPS gives
  * the peer's supplementary groups as they were at connect()). */
 static bool peer_is_admin(int fd)
@@ -1016,7 +932,7 @@ static int confine(const struct server_opts *opts)
 	self_uid = geteuid();
 	keystore_set_self(self_uid);
 	if (opts->no_seccomp) {
-		logmsg(0, "warning: running without the seccomp filter");
+		algd_log(LOG_WARNING, "running without the seccomp filter");
 		return 0;
 	}
 	return sandbox_seccomp();
@@ -1047,7 +963,8 @@ int server_run(const struct server_opts *opts)
 	if (opts->max_sockets)
 		max_sockets = opts->max_sockets;
 	sandbox_limits();
-	int lfd = listen_on(opts->socket_path, opts);
+	char lpath[128];
+	int lfd = listener_open(opts, lpath, sizeof(lpath));
 	if (lfd < 0)
 		return 1;
 	spare_fd = dup(lfd);
@@ -1072,7 +989,7 @@ int server_run(const struct server_opts *opts)
 		(void)!write(opts->ready_fd, "1", 1);
 		close(opts->ready_fd);
 	}
-	logmsg(1, "listening on %s", opts->socket_path);
+	logmsg(1, "listening on %s", lpath);
 
 	for (bool running = true; running;) {
 		struct epoll_event evs[64];
@@ -1089,7 +1006,7 @@ int server_run(const struct server_opts *opts)
 					if (si.ssi_signo != SIGHUP)
 						running = false;
 					else if (config_reload())
-						logmsg(0, "configuration not reloaded; old settings kept");
+						algd_log(LOG_WARNING, "configuration not reloaded; old settings kept");
 					else
 						logmsg(0, "configuration reloaded");
 				}
@@ -1109,7 +1026,6 @@ int server_run(const struct server_opts *opts)
 		conn_close(conns);
 	free_closed_conns();
 	keystore_clear();
-	close(lfd);
-	unlink(opts->socket_path);
+	listener_close(lfd, opts);
 	return 0;
 }

@@ -1,0 +1,24 @@
+/* algd's listening socket: passed by systemd (socket activation, the
+ * LISTEN_PID/LISTEN_FDS protocol of sd_listen_fds(3)), or bound by algd
+ * itself at the configured path. */
+#ifndef UALG_ALGD_LISTENER_H
+#define UALG_ALGD_LISTENER_H
+
+#include "server.h"
+
+#include <stddef.h>
+
+/* The passed socket if there is one, else a new one at opts->socket_path.
+ * Its path goes into path (for the log).  Returns a non-blocking,
+ * close-on-exec fd, or -1 (said why). */
+int listener_open(const struct server_opts *opts, char *path, size_t size);
+/* Closes it; a socket algd bound itself is also unlinked, a passed one
+ * stays for systemd to hand to the next algd. */
+void listener_close(int fd, const struct server_opts *opts);
+
+/* For tests of the protocol: the passed fd (3), -1 when nothing was
+ * passed to this process, -2 when what was passed is not one listening
+ * AF_UNIX SOCK_SEQPACKET socket.  Clears LISTEN_* from the environment. */
+int listener_from_systemd(void);
+
+#endif
