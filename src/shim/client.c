@@ -23,10 +23,8 @@ static void debug(const char *fmt, const char *arg, int err)
 int client_connect(int type_flags)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char path[sizeof(sa.sun_path)];
-	if (ualg_default_socket_path(path, sizeof(path)))
-		return -EAFNOSUPPORT;
-	strcpy(sa.sun_path, path);
+	const char *path = shim_socket_path();
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	int fd = real.socket(AF_UNIX, SOCK_SEQPACKET | (type_flags & SOCK_CLOEXEC), 0);
 	if (fd < 0)
 		return -errno;

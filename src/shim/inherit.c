@@ -96,7 +96,7 @@ void shim_adopt_inherited(void)
 {
 	int fds[MAX_INHERITED];
 	size_t n = list_candidates(fds, MAX_INHERITED);
-	if (!n)
+	if (!n || !shim_active())
 		return;
 	pid_t algd = algd_pid();
 	if (algd <= 0)

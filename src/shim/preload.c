@@ -144,10 +144,12 @@ static int netlink_socket(int type)
 EXPORT int socket(int domain, int type, int protocol)
 {
 	shim_resolve();
-	if (domain == AF_NETLINK && protocol == NETLINK_CRYPTO_)
-		return netlink_socket(type);
-	if (domain != AF_ALG)
+	const bool crypto_user = domain == AF_NETLINK && protocol == NETLINK_CRYPTO_;
+	/* System-wide, the kernel's own AF_ALG may serve (sysmode.c). */
+	if ((domain != AF_ALG && !crypto_user) || !shim_active())
 		return real.socket(domain, type, protocol);
+	if (crypto_user)
+		return netlink_socket(type);
 	/* __sys_socket() and __sock_create(), then af_alg_create(). */
 	if (type & ~(0xf | SOCK_CLOEXEC | SOCK_NONBLOCK))
 		return fail(EINVAL);

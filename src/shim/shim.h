@@ -75,6 +75,12 @@ int client_xact(struct afd *a, int fd, struct xact *x);
 /* Connects a new transform socket to algd (blocking, after HELLO). */
 int client_connect(int type_flags);
 
+/* sysmode.c: whether AF_ALG and NETLINK_CRYPTO sockets are emulated in
+ * this process (ualg-run: yes; system-wide preload: as preload.conf says),
+ * and the algd socket they connect to. */
+bool shim_active(void);
+const char *shim_socket_path(void);
+
 /* shm.c: transfers of at least SHM_MIN bytes on an op socket go through
  * its payload area.  shm_acquire() returns the area, locked for this
  * transfer (set up on first use), or NULL: use frames.  shm_release()

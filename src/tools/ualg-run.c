@@ -1,6 +1,7 @@
 /* ualg-run: runs a program with the AF_ALG shim preloaded, connected to the
  * algd serving this user, or to a private algd started for the run. */
 #include "proto.h"
+#include "ualg_paths.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,13 +18,6 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#ifndef UALG_INSTALLED_PRELOAD
-#define UALG_INSTALLED_PRELOAD "/usr/local/lib/ualg/libualg-preload.so"
-#endif
-#ifndef UALG_INSTALLED_ALGD
-#define UALG_INSTALLED_ALGD "/usr/local/sbin/algd"
-#endif
 
 static void usage(FILE *f)
 {
@@ -53,7 +47,8 @@ static bool algd_alive(const char *path)
 }
 
 /* The first of: $ENV, the build tree beside us, the install tree beside
- * us, the configured install path. */
+ * us (the paths relative to bindir that meson computed: a DESTDIR or moved
+ * install finds its own files), the configured install path. */
 static int find_file(char *out, size_t size, const char *env, const char *const *rel, const char *installed)
 {
 	const char *e = getenv(env);
@@ -68,6 +63,8 @@ static int find_file(char *out, size_t size, const char *env, const char *const 
 		exe[n] = '\0';
 		const char *dir = dirname(exe);
 		for (; *rel; rel++) {
+			if (!**rel)	/* an absolute install: no relative path */
+				continue;
 			snprintf(out, size, "%s/%s", dir, *rel);
 			if (!access(out, R_OK))
 				return 0;
@@ -129,8 +126,8 @@ static void prepend_env(const char *name, const char *value, char sep)
 
 int main(int argc, char **argv)
 {
-	static const char *const shim_rel[] = { "../shim/libualg-preload.so", "../lib/ualg/libualg-preload.so", NULL };
-	static const char *const algd_rel[] = { "../algd/algd", "../sbin/algd", "algd", NULL };
+	static const char *const shim_rel[] = { "../shim/libualg-preload.so", UALG_PRELOAD_FROM_BINDIR, NULL };
+	static const char *const algd_rel[] = { "../algd/algd", UALG_ALGD_FROM_BINDIR, "algd", NULL };
 	bool private_daemon = false, verbose = false;
 	int i = 1;
 	char shim[PATH_MAX], algd[PATH_MAX], sock[256], dir[PATH_MAX] = "";
