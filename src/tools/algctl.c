@@ -6,10 +6,12 @@
  *                          | disable DRIVER | enable DRIVER | save
  *   algctl [--socket PATH] key add NAME --from-file FILE [--allow LIST]
  *                          | key del NAME | key list
+ *   algctl [--root DIR] [--shim PATH] preload enable | disable | status
  *
  * Exit status: 0 done, 1 algd refused or found nothing, 2 usage, 3 algd
  * cannot be reached. */
 #include "proto.h"
+#include "preload_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,7 +51,10 @@ static void usage(FILE *f)
 	      "                     list (default: root and algd's user) key transforms by\n"
 	      "                     name and can never read it\n"
 	      "  key del NAME       forget a key (keyed transforms keep their copy)\n"
-	      "  key list           names, lengths, allow lists and uses (never key bytes)\n", f);
+	      "  key list           names, lengths, allow lists and uses (never key bytes)\n"
+	      "  preload enable|disable|status [--root DIR] [--shim PATH]\n"
+	      "                     the shim in DIR/etc/ld.so.preload for every program\n"
+	      "                     (default: the running system and the installed shim)\n", f);
 }
 
 static int connect_algd(const char *path)
@@ -529,10 +534,12 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "from-file", required_argument, NULL, 'f' },
 		{ "allow", required_argument, NULL, 'a' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "shim", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *path = NULL, *key_file = NULL, *allow = NULL;
+	const char *path = NULL, *key_file = NULL, *allow = NULL, *root = NULL, *shim = NULL;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -541,6 +548,8 @@ int main(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'f': key_file = optarg; break;
 		case 'a': allow = optarg; break;
+		case 'r': root = optarg; break;
+		case 'S': shim = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_USAGE;
 		}
@@ -552,6 +561,16 @@ int main(int argc, char **argv)
 	const char *cmd = argv[optind];
 	char **args = argv + optind + 1;
 	const int nargs = argc - optind - 1;
+	if ((root || shim) && strcmp(cmd, "preload")) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(cmd, "preload")) {	/* a file of this host: no algd involved */
+		int r = nargs == 1 && !key_file && !allow ? preload_command(args[0], root, shim) : EXIT_USAGE;
+		if (r == EXIT_USAGE)
+			usage(stderr);
+		return r;
+	}
 	const bool printing = !strcmp(cmd, "list") || !strcmp(cmd, "stats") || !strcmp(cmd, "show");
 	const bool key = !strcmp(cmd, "key");
 	if ((printing && nargs != !strcmp(cmd, "show")) || (!key && (key_file || allow))) {
