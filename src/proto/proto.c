@@ -190,7 +190,7 @@ int ualg_default_socket_path(char *buf, size_t size)
 	if (env && *env)
 		n = snprintf(buf, size, "%s", env);
 	else if (geteuid() == 0)
-		n = snprintf(buf, size, "/run/ualg/algd.sock");
+		n = snprintf(buf, size, "%s", UALG_SYSTEM_SOCKET);
 	else if (rt && *rt)
 		n = snprintf(buf, size, "%s/ualg/algd.sock", rt);
 	else

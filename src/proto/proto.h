@@ -378,5 +378,7 @@ int ualg_admin_call(int sock, uint16_t type, const struct ualg_alg_req *q,
 
 /* The default algd socket path for this user, into buf. */
 int ualg_default_socket_path(char *buf, size_t size);
+/* The system's algd (algd.socket; root's default path). */
+#define UALG_SYSTEM_SOCKET "/run/ualg/algd.sock"
 
 #endif

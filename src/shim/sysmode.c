@@ -119,7 +119,7 @@ static void decide(void)
 	} else {
 		const char *conf = secure_getenv("UALG_PRELOAD_CONF");
 		mode = MODE_AUTO;
-		strcpy(socket_path, "/run/ualg/algd.sock");
+		strcpy(socket_path, UALG_SYSTEM_SOCKET);
 		read_conf(conf && *conf ? conf : UALG_SYSCONFDIR "/preload.conf");
 	}
 	if (env_mode && parse_mode(env_mode, &mode))

@@ -22,8 +22,9 @@
 static void usage(FILE *f)
 {
 	fputs("usage: ualg-run [--private] [-v] [--] PROGRAM [ARGS...]\n"
-	      "Runs PROGRAM with AF_ALG served by algd: the one at $UALG_SOCKET or the\n"
-	      "default path if it answers, else a private one for this run.\n"
+	      "Runs PROGRAM with AF_ALG served by algd: the one at $UALG_SOCKET, else at\n"
+	      "the user's default path or the system's (" UALG_SYSTEM_SOCKET "), if one\n"
+	      "answers; else a private one for this run.\n"
 	      "  --private   always start a private algd\n"
 	      "  -v          make a private algd log to stderr\n", f);
 }
@@ -72,6 +73,22 @@ static int find_file(char *out, size_t size, const char *env, const char *const 
 	}
 	snprintf(out, size, "%s", installed);
 	return access(out, R_OK) ? -1 : 0;
+}
+
+/* The algd for this run: $UALG_SOCKET's, or the one at this user's
+ * default path, or the system's (algd.socket), whichever answers first. */
+static bool find_running(char *sock, size_t size)
+{
+	const char *env = getenv("UALG_SOCKET");
+
+	if (ualg_default_socket_path(sock, size))
+		return false;
+	if (algd_alive(sock))
+		return true;
+	if (env && *env)
+		return false;
+	snprintf(sock, size, "%s", UALG_SYSTEM_SOCKET);
+	return algd_alive(sock);
 }
 
 static pid_t start_algd(const char *algd, const char *sock, bool verbose)
@@ -157,7 +174,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ualg-run: cannot find libualg-preload.so (set UALG_PRELOAD)\n");
 		return 127;
 	}
-	if (ualg_default_socket_path(sock, sizeof(sock)) || private_daemon || !algd_alive(sock)) {
+	if (private_daemon || !find_running(sock, sizeof(sock))) {
 		if (find_file(algd, sizeof(algd), "UALG_ALGD", algd_rel, UALG_INSTALLED_ALGD)) {
 			fprintf(stderr, "ualg-run: no algd is running and none was found to start (set UALG_ALGD)\n");
 			return 127;
