@@ -3,7 +3,7 @@
 BUILD ?= build
 MESON_OPTS ?= --buildtype=debugoptimized -Dwerror=true
 
-.PHONY: all demo check bench oracle clean install check-asan check-valgrind fuzz
+.PHONY: all demo check bench oracle clean install deb check-asan check-valgrind fuzz
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -30,8 +30,20 @@ bench: all
 oracle: all
 	tests/oracle/record.sh
 
-install: all
-	meson install -C $(BUILD)
+# `make install [prefix=/usr] [DESTDIR=/tmp/stage]`: prefix is configured
+# into the build (paths in the units, ualg-run's fallbacks), DESTDIR only
+# stages the copy (ualg-run finds its shim relative to itself there).
+install:
+	@[ -z "$(prefix)" ] || [ ! -f $(BUILD)/build.ninja ] || meson configure $(BUILD) -Dprefix=$(prefix)
+	@[ -f $(BUILD)/build.ninja ] || meson setup $(BUILD) $(MESON_OPTS) $(if $(prefix),-Dprefix=$(prefix))
+	ninja -C $(BUILD)
+	meson install -C $(BUILD) $(if $(DESTDIR),--destdir $(DESTDIR))
+
+# Debian packages (ualg, libualg0, libualg-dev) in ../ from debian/:
+# dpkg-buildpackage, then the checks of tests/deploy/deb.sh.
+deb:
+	dpkg-buildpackage -b -uc -us
+	tests/deploy/deb.sh ..
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

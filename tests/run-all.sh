@@ -171,6 +171,12 @@ if command -v kcapi-enc >/dev/null; then
 	result "kcapi-enc gcm/ccm and kcapi-rng match tests/golden/kcapi-aead.txt (bad-tag output: rc only)" $?
 fi
 
+# Deployment (issue 10): make install into a DESTDIR, socket activation,
+# the installed ualg-run, pkg-config, man pages, the shim system-wide,
+# algctl preload, the systemd units.
+suite "installed into a DESTDIR: socket activation, man pages, pkg-config, preload (tests/deploy/install.sh)" \
+	env BUILD="$B" bash tests/deploy/install.sh
+
 if ! kill -0 $ALGD 2>/dev/null; then result "algd survived the whole suite" 1
 else result "algd survived the whole suite" 0; fi
 if [ -n "$ALGD_WRAP" ]; then

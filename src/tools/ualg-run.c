@@ -64,10 +64,11 @@ static int find_file(char *out, size_t size, const char *env, const char *const 
 		exe[n] = '\0';
 		const char *dir = dirname(exe);
 		for (; *rel; rel++) {
+			char path[PATH_MAX];
 			if (!**rel)	/* an absolute install: no relative path */
 				continue;
-			snprintf(out, size, "%s/%s", dir, *rel);
-			if (!access(out, R_OK))
+			snprintf(path, sizeof(path), "%s/%s", dir, *rel);
+			if (!access(path, R_OK) && realpath(path, out))
 				return 0;
 		}
 	}
