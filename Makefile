@@ -39,11 +39,12 @@ install:
 	ninja -C $(BUILD)
 	meson install -C $(BUILD) $(if $(DESTDIR),--destdir $(DESTDIR))
 
-# Debian packages (ualg, libualg0, libualg-dev) in ../ from debian/:
-# dpkg-buildpackage, then the checks of tests/deploy/deb.sh.
+# Debian packages (ualg, libualg0, libualg-dev) from debian/ into
+# $(DEB_OUT): dpkg-buildpackage -b on a copy of the tree, then the checks
+# of tests/deploy/deb.sh (not part of make check: a whole second build).
+DEB_OUT ?= $(BUILD)-deb
 deb:
-	dpkg-buildpackage -b -uc -us
-	tests/deploy/deb.sh ..
+	tests/deploy/deb.sh $(DEB_OUT)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -75,7 +75,7 @@ SOCK=$T/run/ualg/algd.sock
 mkdir -p "$T/run"
 USER_OPT=(); [ "$(id -u)" = 0 ] && USER_OPT=(--user nobody)
 systemd-socket-activate --seqpacket --fdname=algd -l "$SOCK" \
-	"$ALGD" --config "$CONF" -v "${USER_OPT[@]}" > "$T/act.log" 2>&1 &
+	"$ALGD" --config "$CONF" -v "${USER_OPT[@]}" ${UALG_ALGD_OPTS:-} > "$T/act.log" 2>&1 &
 act=$!; pids+=($act)
 for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.1; done
 # UALG_ALGD points nowhere: a private algd cannot stand in for the activated one.
