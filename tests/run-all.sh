@@ -176,6 +176,14 @@ fi
 # algctl preload, the systemd units.
 suite "installed into a DESTDIR: socket activation, man pages, pkg-config, preload (tests/deploy/install.sh)" \
 	env BUILD="$B" bash tests/deploy/install.sh
+# The Debian packages (make deb, about 20 s here): built from a copy of the
+# tree, their contents, and unpacked: socket activation and pkg-config.
+if command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null; then
+	suite "Debian packages: dpkg-buildpackage -b, contents, unpacked algd (tests/deploy/deb.sh)" \
+		bash tests/deploy/deb.sh "$T/deb"
+else
+	result "debhelper installed (apt-get install debhelper)" 1
+fi
 
 if ! kill -0 $ALGD 2>/dev/null; then result "algd survived the whole suite" 1
 else result "algd survived the whole suite" 0; fi
