@@ -37,7 +37,7 @@ case $SYSCONF in /*) ;; *) SYSCONF=$PREFIX/$SYSCONF ;; esac
 P=$D$PREFIX
 missing=""
 for f in sbin/algd bin/algctl bin/ualg-run bin/ualg-bench include/ualg.h include/ualg_abi.h \
-	share/man/man8/algd.8 share/man/man8/algctl.8 share/man/man1/ualg-run.1 share/man/man3/libualg.3 \
+	share/man/man8/algd.8 share/man/man8/algctl.8 share/man/man1/ualg-run.1 share/man/man1/ualg-bench.1 share/man/man3/libualg.3 \
 	share/man/man7/ualg.7 lib/systemd/system/algd.socket lib/systemd/system/algd.service \
 	lib/tmpfiles.d/ualg.conf share/doc/ualg/examples/ring-sample.c; do
 	[ -e "$P/$f" ] || missing="$missing $f"
@@ -53,18 +53,22 @@ CONF=$D$SYSCONF/ualg/algd.conf
 # ---- man pages: no warnings, `man algctl` renders, every option of --help is there
 for page in "$P"/share/man/man*/*; do
 	warn=$( { groff -man -ww -z "$page"; MANWIDTH=80 man --warnings -l "$page" > "$T/page"; } 2>&1)
-	[ -z "$warn" ] && [ -s "$T/page" ]; result "man page $(basename "$page") renders without warnings${warn:+: $warn}" $?
+	[ -z "$warn" ] && [ -s "$T/page" ]
+	result "man page ${page##*/} renders without warnings${warn:+: $warn}" $?
 done
 out=$(MANPATH=$P/share/man MANWIDTH=80 man algctl 2>&1 | head -5)
 echo "$out" | grep -qE 'algctl +- +administer'; result "man algctl (MANPATH of the install) renders" $?
-for prog in "$ALGD:man8/algd.8" "$ALGCTL:man8/algctl.8" "$RUN:man1/ualg-run.1"; do
+for prog in "$ALGD:man8/algd.8" "$ALGCTL:man8/algctl.8" "$RUN:man1/ualg-run.1" "$P/bin/ualg-bench:man1/ualg-bench.1"; do
 	exe=${prog%%:*} page=$P/share/man/${prog#*:}
 	text=$(LC_ALL=C MANWIDTH=200 man -l "$page" 2>/dev/null | col -b)
 	lacking=""
-	for o in $("$exe" --help | grep -oE '(^|[ [])--?[a-z][a-z-]*' | tr -d ' [' | sort -u); do
+	opts=$(LD_LIBRARY_PATH=$D$LIBDIR "$exe" --help 2>&1 | grep -oE '(^|[ [])--?[a-z][a-z-]*' | tr -d ' [' | sort -u)
+	for o in $opts; do
 		grep -qe "$o" <<< "$text" || lacking="$lacking $o"
 	done
-	[ -z "$lacking" ]; result "$(basename "$exe") --help's options all in $(basename "$page")${lacking:+ (lacking:$lacking)}" $?
+	[ -n "$opts" ] && [ -z "$lacking" ]
+	rc=$? n=$(echo $opts | wc -w)
+	result "$(basename "$exe") --help's $n options all in $(basename "$page")${lacking:+ (lacking:$lacking)}" $rc
 done
 
 # ---- the default config parses
