@@ -125,6 +125,20 @@ try: socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET); print("created")
 except OSError as e: print(e.errno)' 2>&1)
 	[ "$out" = 97 ]; result "system-wide shim, no algd running: socket(AF_ALG) fails EAFNOSUPPORT, nothing printed ($out)" $?
 fi
+# Where the kernel has AF_ALG (simulated: a library preloaded after the shim
+# is the socket() it calls through), auto leaves AF_ALG to the kernel: the
+# probe and the program both reach it.  always: nobody does.
+cc -shared -fPIC -o "$T/fake_kernel_alg.so" tests/deploy/fake_kernel_alg.c -ldl
+kernel_calls() {	# mode: how many socket(AF_ALG) calls reached the "kernel"
+	printf 'mode %s\nsocket %s\n' "$1" "$SOCK" > "$T/mode.conf"
+	UALG_PRELOAD_CONF=$T/mode.conf LD_PRELOAD="$SHIM $T/fake_kernel_alg.so" python3 -c '
+import socket; s = socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET); t = socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET)' 2>&1 |
+		grep -c 'kernel AF_ALG'
+}
+n=$(kernel_calls auto)
+[ "$n" = 3 ]; result "system-wide shim, mode auto, kernel with AF_ALG: passive (one probe, then both sockets the kernel's: $n calls)" $?
+n=$(kernel_calls always)
+[ "$n" = 0 ]; result "system-wide shim, mode always: both sockets emulated, the kernel never asked ($n calls)" $?
 out=$(UALG_PRELOAD_CONF=$T/nodaemon.conf LD_PRELOAD=$SHIM sh -c 'echo hello; ls / > /dev/null' 2>&1)
 [ "$out" = hello ]; result "system-wide shim in a program that never uses AF_ALG: no output" $?
 
