@@ -16,7 +16,7 @@
 
 static void debug(const char *fmt, const char *arg, int err)
 {
-	if (getenv("UALG_DEBUG"))
+	if (secure_getenv("UALG_DEBUG"))	/* never in set-user-ID programs */
 		fprintf(stderr, "ualg: %s%s: %s\n", fmt, arg, strerror(err));
 }
 
