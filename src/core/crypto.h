@@ -297,6 +297,11 @@ unsigned ualg_kpp_max_size(const struct ualg_tfm *tfm);
 int ualg_kpp_gen_pubkey(struct ualg_tfm *tfm, uint8_t *dst, size_t *dlen);
 int ualg_kpp_compute_ss(struct ualg_tfm *tfm, const uint8_t *peer, size_t plen, uint8_t *dst,
 			size_t *dlen);
+/* PKCS#3 DHParameter (DER SEQUENCE { prime, base [, length] }) into the
+ * big-endian p and g, each at most UALG_DH_MAX_BYTES; 0 or -EINVAL. */
+#define UALG_DH_MAX_BYTES 1024
+int ualg_dh_decode_params(const uint8_t *der, size_t len, uint8_t *p, size_t *plen, uint8_t *g,
+			  size_t *glen);
 int ualg_comp_run(struct ualg_tfm *tfm, bool compress, const uint8_t *src, size_t slen,
 		  uint8_t *dst, size_t *dlen);
 

@@ -325,7 +325,7 @@ static int ecdsa_run(struct ualg_tfm *tfm, enum ualg_akcipher_op op, const uint8
  * in host byte order (crypto_dh_encode_key(), crypto_ecdh_encode_key()). */
 #define KPP_SECRET_DH 1
 #define KPP_SECRET_ECDH 2
-#define DH_MAX_P_BYTES 1024	/* 8192 bits: bounds the work a client can ask for */
+#define DH_MAX_P_BYTES UALG_DH_MAX_BYTES	/* 8192 bits: bounds a client's work */
 
 static uint16_t get16(const uint8_t *p)
 {
@@ -587,6 +587,29 @@ static int ecdh_compute_ss(struct ualg_tfm *tfm, const uint8_t *peer, size_t ple
 	EVP_PKEY_free(pk);
 	if (!r)
 		*dlen = n;
+	return r;
+}
+
+int ualg_dh_decode_params(const uint8_t *der, size_t len, uint8_t *p, size_t *plen, uint8_t *g,
+			  size_t *glen)
+{
+	const unsigned char *in = der;
+	BIGNUM *bp = NULL, *bg = NULL;
+	int r = -EINVAL;
+
+	if (len > 4 * UALG_DH_MAX_BYTES)
+		return -EINVAL;
+	EVP_PKEY *k = d2i_KeyParams(EVP_PKEY_DH, NULL, &in, (long)len);
+	if (k && in == der + len && EVP_PKEY_get_bn_param(k, OSSL_PKEY_PARAM_FFC_P, &bp) &&
+	    EVP_PKEY_get_bn_param(k, OSSL_PKEY_PARAM_FFC_G, &bg) &&
+	    BN_num_bytes(bp) <= UALG_DH_MAX_BYTES && BN_num_bytes(bg) <= UALG_DH_MAX_BYTES) {
+		*plen = (size_t)BN_bn2bin(bp, p);
+		*glen = (size_t)BN_bn2bin(bg, g);
+		r = 0;
+	}
+	BN_free(bp);
+	BN_free(bg);
+	EVP_PKEY_free(k);
 	return r;
 }
 
