@@ -168,6 +168,35 @@ SEEDS = {
     ],
 }
 
+
+
+def asym_seeds():
+    """fuzz-asym: [variant][bytes] of valid keys, secrets and streams, from
+    the self-test generator's sources (tools/gen-testvec-asym.py)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "gen", os.path.join(HERE, "..", "..", "tools", "gen-testvec-asym.py"))
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    v = gen.DEFAULT_VECTORS
+    key, pub, _, _, _ = gen.rsa_vectors(v)
+    point = gen.ecdsa_vectors(v)[0][0]
+    dh_secret = gen.dh_vectors(v)[0][0]
+    ecdh_secret = gen.ecdh_vectors(v, "EC", 32)[0][0]
+    p_len, g_len = struct.unpack("<II", dh_secret[8:16])
+    k_len = struct.unpack("<I", dh_secret[4:8])[0]
+    p = dh_secret[16 + k_len:16 + k_len + p_len]
+    g = dh_secret[16 + k_len + p_len:]
+    pkcs3 = gen.der_seq(gen.der_int(int.from_bytes(p, "big")), gen.der_int(int.from_bytes(g, "big")))
+    comp = gen.comp_vectors()
+    streams = [comp["deflate"][0], comp["lz4"][0], comp["lzo"][0], comp["zstd"][0]]
+    return ([bytes([0]) + key, bytes([1]) + pub, bytes([2]) + point, bytes([3]) + dh_secret,
+             bytes([4]) + ecdh_secret, bytes([5]) + pkcs3] +
+            [bytes([6 + i]) + st for i, st in enumerate(streams)])
+
+
+SEEDS["asym"] = asym_seeds()
+
 for harness, seeds in SEEDS.items():
     d = os.path.join(HERE, "corpus", harness)
     os.makedirs(d, exist_ok=True)
