@@ -453,7 +453,15 @@ int ualg_kpp_compute_ss(struct ualg_tfm *tfm, const uint8_t *peer, size_t plen, 
 int ualg_comp_run(struct ualg_tfm *tfm, bool compress, const uint8_t *src, size_t slen,
 		  uint8_t *dst, size_t *dlen)
 {
+	static const uint8_t empty[1];
 	const struct ualg_comp_ops *ops = &tfm->alg->u.comp;
+
+	/* No input: no stream to decode; the libraries may read one byte. */
+	if (!slen) {
+		if (!compress)
+			return account(tfm->alg, true, 0, -EBADMSG);
+		src = empty;
+	}
 	int r = compress ? ops->compress(tfm, src, slen, dst, dlen)
 			 : ops->decompress(tfm, src, slen, dst, dlen);
 	return account(tfm->alg, true, slen, r);

@@ -157,6 +157,12 @@ def main():
         result("%s: compresses %d bytes to %d that its peer decodes" % (alg, len(plain), len(out)), ok)
         back, e = run(alg, out, False, parts=1, piece=LIMIT)
         result("%s: and decodes them back in one read" % alg, e == 0 and back == plain)
+        out, e = run(alg, b"", True)
+        back, e2 = run(alg, out, False)
+        result("%s: empty input compresses (%d bytes) and decodes back to nothing" % (alg, len(out)),
+               e == 0 and e2 == 0 and len(out) > 0 and back == b"")
+        out, e = run(alg, b"", False)
+        result("%s: decompressing nothing is EBADMSG" % alg, e == errno.EBADMSG and out == b"")
         garbage = bytes(range(256)) * 8
         out, e = run(alg, garbage, False)
         result("%s: 2 KiB of garbage is EBADMSG, no output" % alg, e == errno.EBADMSG and out == b"")
