@@ -94,6 +94,8 @@ int afalg_bind(struct alg_sock *sk, const char *type_name, uint32_t feat, uint32
 	ualg_tfm_free(sk->tfm);
 	sk->tfm = tfm;
 	sk->type = type;
+	afalg_kpp_opts_free(sk->kpp);	/* the last algorithm's DH group or curve */
+	sk->kpp = NULL;
 	return 0;
 }
 
