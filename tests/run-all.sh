@@ -184,6 +184,16 @@ if command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null; then
 else
 	result "debhelper installed (apt-get install debhelper)" 1
 fi
+# akcipher, kpp and compression (README, "Asymmetric ciphers, key
+# agreement and compression"): the core's self-test vectors, libkcapi's
+# calls against OpenSSL's command line, the compressors against real peers.
+echo "# akcipher, kpp and compression unit tests (TAP)"
+$TEST_WRAP "$B/tests/test-asym" > "$T/asym" 2>&1
+sed 's/^/    /' "$T/asym"
+passed=$((passed + $(grep -c '^ok ' "$T/asym"))); failed=$((failed + $(grep -c '^not ok ' "$T/asym")))
+grep -q '^1\.\.' "$T/asym" || result "asym unit tests ran to the end" 1
+suite "akcipher and kpp sockets against openssl (tests/real/asym.py)" python3 tests/real/asym.py "$B"
+suite "compression sockets against zlib, lz4, lzop, zstd (tests/real/compress.py)" "$RUN" python3 tests/real/compress.py
 
 if ! kill -0 $ALGD 2>/dev/null; then result "algd survived the whole suite" 1
 else result "algd survived the whole suite" 0; fi

@@ -19,6 +19,9 @@ static uint32_t kernel_type(enum ualg_alg_type type)
 	case UALG_ALG_SKCIPHER: return 0x5;
 	case UALG_ALG_AEAD: return 0x3;
 	case UALG_ALG_RNG: return 0xc;
+	case UALG_ALG_AKCIPHER: return 0xd;
+	case UALG_ALG_KPP: return 0x8;
+	case UALG_ALG_COMP: return 0xb;	/* CRYPTO_ALG_TYPE_SCOMPRESS */
 	}
 	return 0;
 }
@@ -67,6 +70,10 @@ static void fill_rec(const struct ualg_alg *a, struct ualg_alg_rec *r)
 	case UALG_ALG_RNG:
 		r->seedsize = a->u.rng.seedsize;
 		break;
+	case UALG_ALG_AKCIPHER:
+	case UALG_ALG_KPP:
+	case UALG_ALG_COMP:
+		break;	/* their reports carry the type name only */
 	}
 	r->ops = a->stats.ops;
 	r->bytes = a->stats.bytes;

@@ -19,6 +19,7 @@
 
 static const struct alg_type *const types[] = {
 	&afalg_type_hash, &afalg_type_skcipher, &afalg_type_aead, &afalg_type_rng,
+	&afalg_type_akcipher, &afalg_type_kpp, &afalg_type_comp,
 };
 
 struct alg_sock *afalg_sock_new(void)
@@ -45,6 +46,7 @@ void afalg_sock_put(struct alg_sock *sk)
 		afalg_sock_put(parent);
 	} else {
 		ualg_tfm_free(sk->tfm);		/* wipes the key */
+		afalg_kpp_opts_free(sk->kpp);
 	}
 	free(sk);
 }
@@ -92,12 +94,14 @@ int afalg_bind(struct alg_sock *sk, const char *type_name, uint32_t feat, uint32
 	ualg_tfm_free(sk->tfm);
 	sk->tfm = tfm;
 	sk->type = type;
+	afalg_kpp_opts_free(sk->kpp);	/* the last algorithm's DH group or curve */
+	sk->kpp = NULL;
 	return 0;
 }
 
 /* What every key option answers before its value is looked at: op
  * sockets have no setsockopt, then sock_kmalloc's and copy-in's errors. */
-static int setkey_copy_in(const struct alg_sock *sk, const struct afalg_optval *v)
+int afalg_opt_copy_in(const struct alg_sock *sk, const struct afalg_optval *v)
 {
 	if (sk->connected)
 		return -ENOPROTOOPT;
@@ -130,12 +134,14 @@ int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct a
 		return -EBUSY;
 	if (level != SOL_ALG || !sk->type)
 		return -ENOPROTOOPT;
+	if (sk->type->setsockopt && (err = sk->type->setsockopt(sk, optname, v)) != AFALG_OPT_GENERIC)
+		return err;
 	switch (optname) {
 	case ALG_SET_KEY:
 	case ALG_SET_KEY_BY_KEY_SERIAL:	/* Linux 6.2's, see README */
 		/* alg_setkey(): sock_kmalloc, copy in, then the type's setkey;
 		 * by serial, the key's payload as the shim read it. */
-		if ((err = setkey_copy_in(sk, v)))
+		if ((err = afalg_opt_copy_in(sk, v)))
 			return err;
 		if (v->keyref_err)
 			return -(int)v->keyref_err;
@@ -143,7 +149,7 @@ int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct a
 			return -ENOSYS;
 		return ualg_tfm_setkey(sk->tfm, v->data, v->len);
 	case UALG_SET_KEY_BY_NAME:
-		return (err = setkey_copy_in(sk, v)) ? err : setkey_by_name(sk, v);
+		return (err = afalg_opt_copy_in(sk, v)) ? err : setkey_by_name(sk, v);
 	case ALG_SET_AEAD_AUTHSIZE:
 		/* The size is optlen itself; the value is not read. */
 		if (sk->connected || sk->type != &afalg_type_aead)

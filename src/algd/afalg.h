@@ -19,7 +19,19 @@
 #define ALG_SET_KEY_BY_KEY_SERIAL 7	/* <linux/if_alg.h> since Linux 6.2 */
 #endif
 
+/* The asymmetric interface of libkcapi's out-of-tree kernel patches
+ * (libkcapi lib/internal.h); 7 is ALG_SET_KEY_BY_KEY_SERIAL everywhere but
+ * on a kpp socket. */
+#define ALG_SET_PUBKEY 6
+#define ALG_SET_DH_PARAMETERS 7
+#define ALG_SET_ECDH_CURVE 8
+#define ALG_OP_SIGN 2
+#define ALG_OP_VERIFY 3
+#define ALG_OP_KEYGEN 4
+#define ALG_OP_SSGEN 5
+
 struct alg_sock;
+struct afalg_optval;
 
 /* What one sendmsg() carries besides data (already parsed by the shim). */
 struct afalg_ctl {
@@ -69,7 +81,12 @@ struct alg_type {
 	 * payload area.  Other types get a private copy first. */
 	bool send_copies;
 	void (*release)(struct alg_sock *op);
+	/* Options of the type's own on the transform socket (akcipher, kpp):
+	 * returns AFALG_OPT_GENERIC for those af_alg.c handles. */
+	int (*setsockopt)(struct alg_sock *sk, int optname, const struct afalg_optval *v);
 };
+
+#define AFALG_OPT_GENERIC (-100001)
 
 struct alg_sock {
 	unsigned ref;			/* connection + accepted children */
@@ -82,7 +99,10 @@ struct alg_sock {
 	bool nokey;			/* accepted before a key was set */
 	uint32_t sndbuf;		/* sk_sndbuf as SO_SNDBUF set it; 0: the default */
 	void *ctx;			/* op sockets: type->ctxsize bytes */
+	struct afalg_kpp_opts *kpp;	/* kpp transform sockets: algif_kpp.c */
 };
+
+void afalg_kpp_opts_free(struct afalg_kpp_opts *o);
 
 /* The largest whole-buffer receive algd serves in one call: more than an
  * operation can produce from a full send buffer. */
@@ -113,6 +133,8 @@ struct afalg_optval {
 };
 
 int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v);
+/* What every key option answers before its value is looked at. */
+int afalg_opt_copy_in(const struct alg_sock *sk, const struct afalg_optval *v);
 int afalg_accept(struct alg_sock *sk, struct alg_sock **out);
 /* Both return AFALG_WAIT where the kernel would sleep; call again with the
  * same progress once the socket's state has changed. */
@@ -138,6 +160,8 @@ struct afalg_tx {
 	uint8_t *buf;		/* queued input: buf[head .. head + used) */
 	size_t head, used, cap;
 	bool more, init, enc;
+	uint32_t op;		/* ALG_SET_OP's value */
+	uint32_t ops;		/* the ALG_SET_OP values allowed, as bits; 0: decrypt, encrypt */
 	uint32_t assoclen;
 	uint8_t iv[UALG_MAX_IVSIZE];
 	const uint32_t *sndbuf;	/* the op socket's sndbuf (SO_SNDBUF), or NULL */
@@ -147,6 +171,10 @@ int afalg_tx_send(struct afalg_tx *tx, const struct afalg_send *s, struct afalg_
 		  unsigned ivsize);
 const uint8_t *afalg_tx_data(const struct afalg_tx *tx);
 void afalg_tx_pull(struct afalg_tx *tx, size_t len);
+void afalg_tx_pull_all(struct afalg_tx *tx);
+/* The queued request when it is complete (its last part came without
+ * MSG_MORE); else -EAGAIN or AFALG_WAIT. */
+int afalg_tx_whole(const struct afalg_tx *tx, bool dontwait, const uint8_t **data);
 /* skcipher and aead op sockets: their context is the queue, and these
  * serve as their alg_type's accept, poll (af_alg_poll()) and release. */
 static inline struct afalg_tx *afalg_tx_of(const struct alg_sock *op)
@@ -158,6 +186,6 @@ unsigned afalg_tx_poll(const struct alg_sock *op);
 void afalg_tx_release(struct alg_sock *op);
 
 extern const struct alg_type afalg_type_hash, afalg_type_skcipher, afalg_type_aead,
-	afalg_type_rng;
+	afalg_type_rng, afalg_type_akcipher, afalg_type_kpp, afalg_type_comp;
 
 #endif

@@ -70,11 +70,30 @@ void afalg_tx_pull(struct afalg_tx *tx, size_t len)
 	}
 }
 
+/* A one-shot request (akcipher, kpp, compression) takes the whole queue,
+ * which may be empty. */
+void afalg_tx_pull_all(struct afalg_tx *tx)
+{
+	if (tx->used)
+		afalg_tx_pull(tx, tx->used);
+	else
+		tx->init = tx->more;
+}
+
+int afalg_tx_whole(const struct afalg_tx *tx, bool dontwait, const uint8_t **data)
+{
+	if (!tx->init || tx->more)
+		return dontwait ? -EAGAIN : AFALG_WAIT;
+	*data = tx->used ? afalg_tx_data(tx) : NULL;
+	return 0;
+}
+
 /* The checks af_alg_sendmsg() makes once per call, before any data. */
 static int send_begin(struct afalg_tx *tx, const struct afalg_send *s, unsigned ivsize)
 {
 	if (s->ctl.present) {
-		if (s->ctl.invalid || s->ctl.op > ALG_OP_ENCRYPT)
+		const uint32_t ops = tx->ops ? tx->ops : 1u << ALG_OP_DECRYPT | 1u << ALG_OP_ENCRYPT;
+		if (s->ctl.invalid || s->ctl.op > 31 || !(ops & 1u << s->ctl.op))
 			return -EINVAL;
 		if (s->ctl.has_iv && s->ctl.ivlen != ivsize)
 			return -EINVAL;
@@ -86,6 +105,7 @@ static int send_begin(struct afalg_tx *tx, const struct afalg_send *s, unsigned 
 	tx->init = true;
 	if (s->ctl.present) {
 		tx->enc = s->ctl.op == ALG_OP_ENCRYPT;
+		tx->op = s->ctl.op;
 		if (s->ctl.has_iv)
 			memcpy(tx->iv, s->ctl.iv, ivsize);
 		tx->assoclen = s->ctl.assoclen;

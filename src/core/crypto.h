@@ -30,6 +30,9 @@ enum ualg_alg_type {
 	UALG_ALG_SKCIPHER,	/* symmetric cipher mode over a byte stream */
 	UALG_ALG_AEAD,		/* authenticated encryption with associated data */
 	UALG_ALG_RNG,		/* deterministic random bit generator */
+	UALG_ALG_AKCIPHER,	/* asymmetric cipher: "rsa", "pkcs1pad(rsa,sha256)" */
+	UALG_ALG_KPP,		/* key agreement: "dh", "ecdh-nist-p256" */
+	UALG_ALG_COMP,		/* one-shot compression: "deflate", "lz4" */
 };
 
 /* Registration state, as /proc/crypto reports it. */
@@ -125,6 +128,48 @@ struct ualg_rng_ops {
 	int (*set_entropy)(struct ualg_tfm *tfm, const uint8_t *entropy, size_t len);
 };
 
+/* Asymmetric ciphers, as the kernel's akcipher: a public key (DER
+ * RSAPublicKey, or an uncompressed EC point) or a private key (DER
+ * RSAPrivateKey) set as crypto_akcipher_set_{pub,priv}_key() take them.
+ * One call runs one operation on src and writes at most *dlen bytes to
+ * dst, setting *dlen to what it wrote; too small a dst gives -EOVERFLOW.
+ * Verification takes the signature and answers -EBADMSG on a mismatch:
+ * the recovered message goes to dst (rsa, pkcs1pad given the signature
+ * alone), or src is the signature followed by the digest and nothing is
+ * written (pkcs1pad given both, ecdsa with a DER signature). */
+enum ualg_akcipher_op { UALG_AK_ENCRYPT, UALG_AK_DECRYPT, UALG_AK_SIGN, UALG_AK_VERIFY };
+
+#define UALG_AKCIPHER_MAX_OUT 1024	/* the largest key any driver takes: 8192 bits */
+
+struct ualg_akcipher_ops {
+	int (*set_pub_key)(struct ualg_tfm *tfm, const uint8_t *key, size_t len);
+	int (*set_priv_key)(struct ualg_tfm *tfm, const uint8_t *key, size_t len);
+	unsigned (*max_size)(const struct ualg_tfm *tfm);	/* of the key set */
+	int (*run)(struct ualg_tfm *tfm, enum ualg_akcipher_op op, const uint8_t *src, size_t slen,
+		   uint8_t *dst, size_t *dlen);
+};
+
+/* Key agreement, as the kernel's kpp: the secret is crypto_kpp_set_secret()'s
+ * packed format (crypto_dh_encode_key()/crypto_ecdh_encode_key()); a zero
+ * key length asks for a generated private key.  Outputs as *dlen above. */
+struct ualg_kpp_ops {
+	int (*set_secret)(struct ualg_tfm *tfm, const uint8_t *secret, size_t len);
+	unsigned (*max_size)(const struct ualg_tfm *tfm);
+	int (*gen_pubkey)(struct ualg_tfm *tfm, uint8_t *dst, size_t *dlen);
+	int (*compute_ss)(struct ualg_tfm *tfm, const uint8_t *peer, size_t plen, uint8_t *dst,
+			  size_t *dlen);
+};
+
+/* Compression, as the kernel's scomp: one whole buffer each way.  Output
+ * beyond *dlen gives -ENOSPC (the caller may retry with more room), input
+ * that is not a valid stream -EBADMSG. */
+struct ualg_comp_ops {
+	int (*compress)(struct ualg_tfm *tfm, const uint8_t *src, size_t slen, uint8_t *dst,
+			size_t *dlen);
+	int (*decompress)(struct ualg_tfm *tfm, const uint8_t *src, size_t slen, uint8_t *dst,
+			  size_t *dlen);
+};
+
 struct ualg_alg {
 	char name[UALG_MAX_ALG_NAME];	/* generic name, cra_name */
 	char driver[UALG_MAX_ALG_NAME];	/* implementation, cra_driver_name */
@@ -145,6 +190,9 @@ struct ualg_alg {
 		struct ualg_skcipher_ops skcipher;
 		struct ualg_aead_ops aead;
 		struct ualg_rng_ops rng;
+		struct ualg_akcipher_ops akcipher;
+		struct ualg_kpp_ops kpp;
+		struct ualg_comp_ops comp;
 	} u;
 
 	/* Registry bookkeeping. */
@@ -238,6 +286,24 @@ int ualg_aead_decrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req);
 int ualg_rng_seed(struct ualg_tfm *tfm, const uint8_t *seed, size_t len);
 int ualg_rng_generate(struct ualg_tfm *tfm, uint8_t *out, size_t len);
 int ualg_rng_set_entropy(struct ualg_tfm *tfm, const uint8_t *entropy, size_t len);
+
+/* akcipher, kpp and compression (tfm.c).  ualg_tfm_setkey() sets an
+ * akcipher's private key and a kpp's secret. */
+int ualg_akcipher_set_pub_key(struct ualg_tfm *tfm, const uint8_t *key, size_t len);
+unsigned ualg_akcipher_max_size(const struct ualg_tfm *tfm);
+int ualg_akcipher_run(struct ualg_tfm *tfm, enum ualg_akcipher_op op, const uint8_t *src,
+		      size_t slen, uint8_t *dst, size_t *dlen);
+unsigned ualg_kpp_max_size(const struct ualg_tfm *tfm);
+int ualg_kpp_gen_pubkey(struct ualg_tfm *tfm, uint8_t *dst, size_t *dlen);
+int ualg_kpp_compute_ss(struct ualg_tfm *tfm, const uint8_t *peer, size_t plen, uint8_t *dst,
+			size_t *dlen);
+/* PKCS#3 DHParameter (DER SEQUENCE { prime, base [, length] }) into the
+ * big-endian p and g, each at most UALG_DH_MAX_BYTES; 0 or -EINVAL. */
+#define UALG_DH_MAX_BYTES 1024
+int ualg_dh_decode_params(const uint8_t *der, size_t len, uint8_t *p, size_t *plen, uint8_t *g,
+			  size_t *glen);
+int ualg_comp_run(struct ualg_tfm *tfm, bool compress, const uint8_t *src, size_t slen,
+		  uint8_t *dst, size_t *dlen);
 
 /* Constant-time comparison of tags: 0 when equal. */
 int ualg_memneq(const void *a, const void *b, size_t len);

@@ -64,6 +64,9 @@ const char *ualg_alg_type_name(enum ualg_alg_type type)
 	case UALG_ALG_SKCIPHER: return "skcipher";
 	case UALG_ALG_AEAD: return "aead";
 	case UALG_ALG_RNG: return "rng";
+	case UALG_ALG_AKCIPHER: return "akcipher";
+	case UALG_ALG_KPP: return "kpp";
+	case UALG_ALG_COMP: return "scomp";
 	}
 	return "unknown";
 }
@@ -358,6 +361,10 @@ int ualg_core_init(void)
 		r = ualg_nettle_more_register();
 	if (!r)
 		r = ualg_ipsecmb_register();
+	if (!r)
+		r = ualg_asym_register();
+	if (!r)
+		r = ualg_comp_register();
 	/* After every driver: the power-on tests cover them all. */
 	if (!r && ualg_fips_enabled())
 		r = fips_power_on_tests();

@@ -48,7 +48,46 @@ struct ualg_aead_testvec {
 	bool novrfy;
 };
 
-enum ualg_test_kind { UALG_TEST_HASH, UALG_TEST_CIPHER, UALG_TEST_SKCIPHER, UALG_TEST_AEAD };
+/* Asymmetric ciphers: the private key (DER RSAPrivateKey) and the public
+ * key (DER RSAPublicKey, or an EC point).  Encryption (or signing, when
+ * sign is set) of m with the private key's transform gives c; decryption
+ * (verification) of c gives m.  verify_only vectors carry the public key
+ * and, in m, the signature followed by the digest; bad ones must fail. */
+struct ualg_akcipher_testvec {
+	const char *key;
+	size_t klen;
+	const char *pub;
+	size_t plen;
+	const char *m;
+	size_t mlen;
+	const char *c;
+	size_t clen;
+	bool sign, verify_only, bad;
+};
+
+/* Key agreement: the packed secret, our public key, the peer's and the
+ * shared secret. */
+struct ualg_kpp_testvec {
+	const char *secret;
+	size_t slen;
+	const char *peer;
+	size_t peerlen;
+	const char *pub;
+	size_t publen;
+	const char *ss;
+	size_t sslen;
+};
+
+/* Compression: a stream a real peer made of plain. */
+struct ualg_comp_testvec {
+	const char *plain;
+	size_t plen;
+	const char *stream;
+	size_t slen;
+};
+
+enum ualg_test_kind { UALG_TEST_HASH, UALG_TEST_CIPHER, UALG_TEST_SKCIPHER, UALG_TEST_AEAD,
+		      UALG_TEST_AKCIPHER, UALG_TEST_KPP, UALG_TEST_COMP };
 
 /* One entry per generic algorithm name (cra_name), sorted by name. */
 struct ualg_test_desc {
@@ -61,5 +100,12 @@ struct ualg_test_desc {
 
 extern const struct ualg_test_desc ualg_test_descs[];
 extern const size_t ualg_test_descs_count;
+/* The akcipher, kpp and compression tables (testvec_asym_data.c, made by
+ * tools/gen-testvec-asym.py), sorted as the others. */
+extern const struct ualg_test_desc ualg_test_descs_asym[];
+extern const size_t ualg_test_descs_asym_count;
+/* selftest_asym.c: those types' tests; corrupt flips one expected byte. */
+struct ualg_alg;
+int ualg_selftest_asym(struct ualg_alg *alg, bool corrupt);
 
 #endif

@@ -25,6 +25,9 @@ static bool alg_keyed(const struct ualg_alg *alg)
 	case UALG_ALG_SHASH: return alg->u.shash.setkey && !alg->u.shash.optional_key;
 	case UALG_ALG_AEAD: return true;
 	case UALG_ALG_RNG: return false;	/* seeding is optional */
+	case UALG_ALG_AKCIPHER: return true;
+	case UALG_ALG_KPP: return true;
+	case UALG_ALG_COMP: return false;
 	}
 	return false;
 }
@@ -134,6 +137,10 @@ static int driver_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
 	case UALG_ALG_SKCIPHER: return alg->u.skcipher.setkey(tfm, key, len);
 	case UALG_ALG_SHASH: return alg->u.shash.setkey(tfm, key, len);
 	case UALG_ALG_AEAD: return alg->u.aead.setkey(tfm, key, len);
+	case UALG_ALG_AKCIPHER:
+		return alg->u.akcipher.set_priv_key ? alg->u.akcipher.set_priv_key(tfm, key, len)
+						    : -ENOSYS;	/* akcipher_default_set_key */
+	case UALG_ALG_KPP: return alg->u.kpp.set_secret(tfm, key, len);
 	default: return -EINVAL;
 	}
 }
@@ -380,4 +387,82 @@ int ualg_rng_set_entropy(struct ualg_tfm *tfm, const uint8_t *entropy, size_t le
 int ualg_memneq(const void *a, const void *b, size_t len)
 {
 	return CRYPTO_memcmp(a, b, len) != 0;
+}
+
+/* ---- akcipher, kpp, compression ------------------------------------- */
+
+/* A public key is no secret, but it replaces the key as the private one
+ * does: a failure leaves the transform without one. */
+int ualg_akcipher_set_pub_key(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
+{
+	const struct ualg_akcipher_ops *ops = &tfm->alg->u.akcipher;
+
+	if (!ops->set_pub_key)
+		return -ENOSYS;
+	ualg_secure_begin();	/* the driver drops the private key it may hold */
+	int r = ops->set_pub_key(tfm, key, len);
+	int full = ualg_secure_end();
+	if (full)
+		r = full;
+	tfm->need_key = r != 0;
+	return r;
+}
+
+unsigned ualg_akcipher_max_size(const struct ualg_tfm *tfm)
+{
+	return tfm->need_key ? 0 : tfm->alg->u.akcipher.max_size(tfm);
+}
+
+int ualg_akcipher_run(struct ualg_tfm *tfm, enum ualg_akcipher_op op, const uint8_t *src,
+		      size_t slen, uint8_t *dst, size_t *dlen)
+{
+	if (tfm->need_key)
+		return -EINVAL;	/* the kernel's rsa_enc() without n */
+	ualg_secure_begin();
+	int r = tfm->alg->u.akcipher.run(tfm, op, src, slen, dst, dlen);
+	int full = ualg_secure_end();
+	return account(tfm->alg, true, slen, full ? full : r);
+}
+
+unsigned ualg_kpp_max_size(const struct ualg_tfm *tfm)
+{
+	return tfm->need_key ? 0 : tfm->alg->u.kpp.max_size(tfm);
+}
+
+int ualg_kpp_gen_pubkey(struct ualg_tfm *tfm, uint8_t *dst, size_t *dlen)
+{
+	if (tfm->need_key)
+		return -EINVAL;
+	ualg_secure_begin();
+	int r = tfm->alg->u.kpp.gen_pubkey(tfm, dst, dlen);
+	int full = ualg_secure_end();
+	return account(tfm->alg, true, 0, full ? full : r);
+}
+
+int ualg_kpp_compute_ss(struct ualg_tfm *tfm, const uint8_t *peer, size_t plen, uint8_t *dst,
+			size_t *dlen)
+{
+	if (tfm->need_key)
+		return -EINVAL;
+	ualg_secure_begin();
+	int r = tfm->alg->u.kpp.compute_ss(tfm, peer, plen, dst, dlen);
+	int full = ualg_secure_end();
+	return account(tfm->alg, true, plen, full ? full : r);
+}
+
+int ualg_comp_run(struct ualg_tfm *tfm, bool compress, const uint8_t *src, size_t slen,
+		  uint8_t *dst, size_t *dlen)
+{
+	static const uint8_t empty[1];
+	const struct ualg_comp_ops *ops = &tfm->alg->u.comp;
+
+	/* No input: no stream to decode; the libraries may read one byte. */
+	if (!slen) {
+		if (!compress)
+			return account(tfm->alg, true, 0, -EBADMSG);
+		src = empty;
+	}
+	int r = compress ? ops->compress(tfm, src, slen, dst, dlen)
+			 : ops->decompress(tfm, src, slen, dst, dlen);
+	return account(tfm->alg, true, slen, r);
 }

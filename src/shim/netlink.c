@@ -80,8 +80,8 @@ static void strscpy_(char *dst, size_t size, const char *src)
 }
 #define STRSCPY(dst, src) strscpy_((dst), sizeof(dst), (src))
 
-/* crypto_report_one(): the type's report.  Core types 0-4 are cipher,
- * shash, skcipher, aead and rng (enum ualg_alg_type). */
+/* crypto_report_one(): the type's report.  Core types 0-7 are cipher,
+ * shash, skcipher, aead, rng, akcipher, kpp and scomp (enum ualg_alg_type). */
 static void put_report(struct nl_buf *b, const struct ualg_alg_rec *r)
 {
 	uint32_t prio = (uint32_t)r->priority;
@@ -113,6 +113,18 @@ static void put_report(struct nl_buf *b, const struct ualg_alg_rec *r)
 		struct crypto_report_rng g = { .seedsize = r->seedsize };
 		STRSCPY(g.type, "rng");
 		put_attr(b, CRYPTOCFGA_REPORT_RNG, &g, sizeof(g));
+	} else if (r->type == 5) {
+		struct crypto_report_akcipher k = { 0 };
+		STRSCPY(k.type, "akcipher");
+		put_attr(b, CRYPTOCFGA_REPORT_AKCIPHER, &k, sizeof(k));
+	} else if (r->type == 6) {
+		struct crypto_report_kpp k = { 0 };
+		STRSCPY(k.type, "kpp");
+		put_attr(b, CRYPTOCFGA_REPORT_KPP, &k, sizeof(k));
+	} else if (r->type == 7) {
+		struct crypto_report_comp k = { 0 };
+		STRSCPY(k.type, "scomp");
+		put_attr(b, CRYPTOCFGA_REPORT_COMPRESS, &k, sizeof(k));
 	}
 }
 

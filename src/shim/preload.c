@@ -330,6 +330,16 @@ static int read_key_by_serial(const void *val, socklen_t len, uint8_t **out, siz
 	return 0;
 }
 
+/* The options of libkcapi's akcipher and kpp sockets whose value algd
+ * reads as a key's: ALG_SET_PUBKEY (6); on kpp, 7 is ALG_SET_DH_PARAMETERS
+ * (not ALG_SET_KEY_BY_KEY_SERIAL) and 8 ALG_SET_ECDH_CURVE. */
+static bool asym_value_option(const struct afd *a, int optname)
+{
+	if (!strcmp(a->type, "akcipher"))
+		return optname == 6;
+	return !strcmp(a->type, "kpp") && (optname == 6 || optname == 7 || optname == 8);
+}
+
 EXPORT int setsockopt(int fd, int level, int optname, const void *val, socklen_t len)
 {
 	shim_resolve();
@@ -346,7 +356,8 @@ EXPORT int setsockopt(int fd, int level, int optname, const void *val, socklen_t
 	uint8_t *buf = NULL;
 	/* Only a key is copied in by the kernel, and only after its checks:
 	 * what goes wrong copying it is algd's to report in order. */
-	if (level == SOL_ALG && (optname == ALG_SET_KEY || optname == UALG_SET_KEY_BY_NAME)) {
+	if (level == SOL_ALG && (optname == ALG_SET_KEY || optname == UALG_SET_KEY_BY_NAME ||
+				 asym_value_option(a, optname))) {
 		if (len >= UALG_SOCKOPT_MAX) {
 			o.flags = UALG_SOCKOPT_TOOBIG;
 		} else if (!(buf = malloc(len ? len : 1))) {
@@ -374,7 +385,8 @@ EXPORT int setsockopt(int fd, int level, int optname, const void *val, socklen_t
 		explicit_bzero(buf, len);	/* a key */
 		free(buf);
 	}
-	return r < 0 ? fail(-r) : 0;
+	/* akcipher and kpp key options answer an output size (algif_akcipher.c) */
+	return r < 0 ? fail(-r) : r;
 }
 
 EXPORT int getsockopt(int fd, int level, int optname, void *val, socklen_t *len)

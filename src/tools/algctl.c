@@ -31,7 +31,8 @@ enum { EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_NO_ALGD = 3 };
 
 /* The core's enum ualg_alg_type and enum ualg_selftest, as /proc/crypto
  * names them. */
-static const char *const type_names[] = { "cipher", "shash", "skcipher", "aead", "rng" };
+static const char *const type_names[] = { "cipher", "shash", "skcipher", "aead", "rng",
+					   "akcipher", "kpp", "scomp" };
 
 static bool json;
 

@@ -25,8 +25,8 @@ def bind(typ, name):
     return frame(BIND, struct.pack("=14sHIII", typ.encode(), 0, 0, 0, len(n)) + n)
 
 
-def setkey(key):
-    return frame(SETSOCKOPT, struct.pack("=iiIIII", SOL_ALG, ALG_SET_KEY, len(key), 0, len(key), 0) + key)
+def setkey(key, optname=ALG_SET_KEY):
+    return frame(SETSOCKOPT, struct.pack("=iiIIII", SOL_ALG, optname, len(key), 0, len(key), 0) + key)
 
 
 KEY_ADD, KEY_DEL, KEY_LIST, BY_NAME = 48, 49, 50, 0x7501
@@ -165,8 +165,50 @@ SEEDS = {
             (0, frame(ACCEPT)), (1, frame(SHM_SETUP)), (AREA, b"a" * 48),
             (1, send_shm(0, 48, op=0, iv=b"\0" * 12)), (1, recv_shm(4096, 32, 32)),
             (1, recv_shm((1 << 64) - 8, 16))),
+        # akcipher, kpp, compression (README, issue #9)
+        seq((0, hello()), (0, bind("compression", "deflate")), (0, frame(ACCEPT)),
+            (1, send(b"abc" * 40, SEND_FIRST | SEND_LAST | SEND_CTL | SEND_MORE, op=1)),
+            (1, send(b"def")), (1, recv(64)), (1, recv(64))),
+        seq((0, hello()), (0, bind("kpp", "ecdh-nist-p256")), (0, setkey(b"2".ljust(8, b"\0"), 8)),
+            (0, setkey(b"")), (0, frame(ACCEPT)), (1, send(b"", SEND_FIRST | SEND_LAST | SEND_CTL, op=4)),
+            (1, recv(64)), (1, send(b"\1" * 64, SEND_FIRST | SEND_LAST | SEND_CTL, op=5)), (1, recv(64))),
+        seq((0, hello()), (0, bind("kpp", "dh")), (0, setkey(b"\x30\x06\x02\x01\x17\x02\x01\x02", 7)),
+            (0, setkey(b"\5")), (0, frame(ACCEPT)), (1, send(b"", SEND_FIRST | SEND_LAST | SEND_CTL, op=4)),
+            (1, recv(256))),
+        seq((0, hello()), (0, bind("akcipher", "ecdsa-nist-p256")), (0, setkey(b"\4" + b"\1" * 64, 6)),
+            (0, frame(ACCEPT)), (1, send(b"\x30\x06\x02\x01\x01\x02\x01\x01" + b"d" * 32,
+                                         SEND_FIRST | SEND_LAST | SEND_CTL, op=3)), (1, recv(64))),
     ],
 }
+
+
+
+def asym_seeds():
+    """fuzz-asym: [variant][bytes] of valid keys, secrets and streams, from
+    the self-test generator's sources (tools/gen-testvec-asym.py)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "gen", os.path.join(HERE, "..", "..", "tools", "gen-testvec-asym.py"))
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    v = gen.DEFAULT_VECTORS
+    key, pub, _, _, _ = gen.rsa_vectors(v)
+    point = gen.ecdsa_vectors(v)[0][0]
+    dh_secret = gen.dh_vectors(v)[0][0]
+    ecdh_secret = gen.ecdh_vectors(v, "EC", 32)[0][0]
+    p_len, g_len = struct.unpack("<II", dh_secret[8:16])
+    k_len = struct.unpack("<I", dh_secret[4:8])[0]
+    p = dh_secret[16 + k_len:16 + k_len + p_len]
+    g = dh_secret[16 + k_len + p_len:]
+    pkcs3 = gen.der_seq(gen.der_int(int.from_bytes(p, "big")), gen.der_int(int.from_bytes(g, "big")))
+    comp = gen.comp_vectors()
+    streams = [comp["deflate"][0], comp["lz4"][0], comp["lzo"][0], comp["zstd"][0]]
+    return ([bytes([0]) + key, bytes([1]) + pub, bytes([2]) + point, bytes([3]) + dh_secret,
+             bytes([4]) + ecdh_secret, bytes([5]) + pkcs3] +
+            [bytes([6 + i]) + st for i, st in enumerate(streams)])
+
+
+SEEDS["asym"] = asym_seeds()
 
 for harness, seeds in SEEDS.items():
     d = os.path.join(HERE, "corpus", harness)

@@ -10,4 +10,6 @@ int ualg_sodium_register(void);		/* sodium.c: blake2b-*, xchacha20 */
 int ualg_nettle_more_register(void);	/* nettle_ciphers.c: serpent, twofish, ghash */
 
 int ualg_ipsecmb_register(void);	/* ipsecmb.c: multi-buffer sha, cbc(aes), gcm(aes) */
+int ualg_asym_register(void);		/* openssl_asym.c: rsa, pkcs1pad, ecdsa, dh, ecdh */
+int ualg_comp_register(void);		/* compress.c: deflate, lz4, lzo, zstd */
 #endif

@@ -1,0 +1,677 @@
+/* Asymmetric drivers over OpenSSL's EVP_PKEY: the kernel's rsa and
+ * pkcs1pad(rsa,sha256) (crypto/rsa.c, rsa-pkcs1pad.c), ecdsa-nist-p256
+ * (crypto/ecdsa.c, verification only as in 6.1), dh and ecdh-nist-p256/p384
+ * (crypto/dh.c, ecdh.c).  Keys come in the formats those files parse; every
+ * computation is libcrypto's. */
+#include "openssl.h"
+#include "others.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/ec.h>
+#include <openssl/evp.h>
+#include <openssl/param_build.h>
+#include <openssl/rsa.h>
+#include <openssl/x509.h>
+
+struct pkey_ctx {
+	EVP_PKEY *pkey;
+	bool priv;		/* the private half is there */
+	unsigned size;		/* kpp: output size; akcipher: modulus bytes */
+};
+
+static void pkey_exit_tfm(struct ualg_tfm *tfm)
+{
+	struct pkey_ctx *c = tfm->ctx;
+
+	EVP_PKEY_free(c->pkey);
+	c->pkey = NULL;
+}
+
+static void pkey_replace(struct pkey_ctx *c, EVP_PKEY *k, bool priv, unsigned size)
+{
+	EVP_PKEY_free(c->pkey);
+	c->pkey = k;
+	c->priv = priv;
+	c->size = size;
+}
+
+static unsigned pkey_size(const struct ualg_tfm *tfm)
+{
+	return ((const struct pkey_ctx *)tfm->ctx)->size;
+}
+
+/* ---- rsa, pkcs1pad(rsa,sha256) ---------------------------------------- */
+
+/* rsa_check_key_length() of Linux 6.1, by the modulus' byte length. */
+static bool rsa_size_ok(unsigned bytes)
+{
+	switch (bytes * 8) {
+	case 512: case 1024: case 1536: case 2048: case 3072: case 4096:
+		return true;
+	}
+	return false;
+}
+
+/* The whole buffer must be one DER structure of the expected kind. */
+static int rsa_set_key(struct ualg_tfm *tfm, const uint8_t *key, size_t len, bool priv)
+{
+	const unsigned char *p = key;
+
+	if (len > 16384)
+		return -EINVAL;
+	EVP_PKEY *k = priv ? d2i_PrivateKey(EVP_PKEY_RSA, NULL, &p, (long)len)
+			   : d2i_PublicKey(EVP_PKEY_RSA, NULL, &p, (long)len);
+	if (!k || p != key + len || !rsa_size_ok((unsigned)EVP_PKEY_get_size(k))) {
+		EVP_PKEY_free(k);
+		return -EINVAL;
+	}
+	pkey_replace(tfm->ctx, k, priv, (unsigned)EVP_PKEY_get_size(k));
+	return 0;
+}
+
+static int rsa_set_priv_key(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
+{
+	return rsa_set_key(tfm, key, len, true);
+}
+
+static int rsa_set_pub_key(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
+{
+	return rsa_set_key(tfm, key, len, false);
+}
+
+/* One EVP_PKEY operation with the given padding; NULL md: the input is
+ * taken as it is (a DigestInfo already in front for pkcs1pad's sign). */
+static int evp_op(struct pkey_ctx *c, enum ualg_akcipher_op op, int padding,
+		  const uint8_t *src, size_t slen, uint8_t *dst, size_t *dlen)
+{
+	EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_pkey(NULL, c->pkey, NULL);
+	int ok = 0;
+
+	if (!pc)
+		return -ENOMEM;
+	switch (op) {
+	case UALG_AK_ENCRYPT:
+		ok = EVP_PKEY_encrypt_init(pc) > 0 && EVP_PKEY_CTX_set_rsa_padding(pc, padding) > 0 &&
+		     EVP_PKEY_encrypt(pc, dst, dlen, src, slen) > 0;
+		break;
+	case UALG_AK_DECRYPT:
+		ok = EVP_PKEY_decrypt_init(pc) > 0 && EVP_PKEY_CTX_set_rsa_padding(pc, padding) > 0 &&
+		     EVP_PKEY_decrypt(pc, dst, dlen, src, slen) > 0;
+		break;
+	case UALG_AK_SIGN:
+		ok = EVP_PKEY_sign_init(pc) > 0 && EVP_PKEY_CTX_set_rsa_padding(pc, padding) > 0 &&
+		     EVP_PKEY_sign(pc, dst, dlen, src, slen) > 0;
+		break;
+	case UALG_AK_VERIFY:
+		ok = EVP_PKEY_verify_recover_init(pc) > 0 &&
+		     EVP_PKEY_CTX_set_rsa_padding(pc, padding) > 0 &&
+		     EVP_PKEY_verify_recover(pc, dst, dlen, src, slen) > 0;
+		break;
+	}
+	EVP_PKEY_CTX_free(pc);
+	return ok ? 0 : -EBADMSG;
+}
+
+/* Textbook RSA: encrypt and verify are m^e, decrypt and sign c^d, over
+ * inputs up to the modulus size (zero-extended), as rsa_enc()/rsa_dec(). */
+static int rsa_run(struct ualg_tfm *tfm, enum ualg_akcipher_op op, const uint8_t *src,
+		   size_t slen, uint8_t *dst, size_t *dlen)
+{
+	struct pkey_ctx *c = tfm->ctx;
+	const bool private_op = op == UALG_AK_DECRYPT || op == UALG_AK_SIGN;
+	uint8_t in[UALG_AKCIPHER_MAX_OUT];
+
+	if (private_op && !c->priv)
+		return -EINVAL;
+	if (slen > c->size)
+		return -EINVAL;
+	if (*dlen < c->size)
+		return -EOVERFLOW;
+	memset(in, 0, c->size - slen);
+	memcpy(in + c->size - slen, src, slen);
+	/* No padding: sign is the raw private operation (RSA_private_encrypt
+	 * with RSA_NO_PADDING), verify the raw public one. */
+	size_t n = c->size;
+	int r = evp_op(c, private_op ? UALG_AK_DECRYPT : UALG_AK_ENCRYPT, RSA_NO_PADDING, in,
+		       c->size, dst, &n);
+	ualg_wipe(in, sizeof(in));
+	if (r)
+		return -EINVAL;	/* the input is not below the modulus */
+	*dlen = n;
+	return 0;
+}
+
+/* RFC 8017 section 9.2, note 1: the DER DigestInfo prefix of SHA-256. */
+static const uint8_t sha256_prefix[] = {
+	0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01,
+	0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20,
+};
+#define SHA256_SIZE 32
+
+/* pkcs1pad(rsa,sha256) signing: the input is the digest (any length, as
+ * pkcs1pad_sign() does not check it), signed behind the DigestInfo. */
+static int pkcs1pad_sign(struct pkey_ctx *c, const uint8_t *src, size_t slen, uint8_t *dst,
+			 size_t *dlen)
+{
+	uint8_t in[UALG_AKCIPHER_MAX_OUT];
+
+	if (!c->priv)
+		return -EINVAL;
+	if (slen + sizeof(sha256_prefix) > c->size - 11)
+		return -EOVERFLOW;
+	memcpy(in, sha256_prefix, sizeof(sha256_prefix));
+	memcpy(in + sizeof(sha256_prefix), src, slen);
+	int r = evp_op(c, UALG_AK_SIGN, RSA_PKCS1_PADDING, in, sizeof(sha256_prefix) + slen,
+		       dst, dlen);
+	ualg_wipe(in, sizeof(in));
+	return r ? -EINVAL : 0;
+}
+
+/* Verification recovers the DigestInfo; given the signature alone the
+ * digest is the answer, given signature || digest the two are compared. */
+static int pkcs1pad_verify(struct pkey_ctx *c, const uint8_t *src, size_t slen, uint8_t *dst,
+			   size_t *dlen)
+{
+	uint8_t rec[UALG_AKCIPHER_MAX_OUT];
+	size_t n = sizeof(rec);
+
+	if (slen != c->size && slen != c->size + SHA256_SIZE)
+		return -EINVAL;
+	if (evp_op(c, UALG_AK_VERIFY, RSA_PKCS1_PADDING, src, c->size, rec, &n))
+		return -EBADMSG;
+	if (n != sizeof(sha256_prefix) + SHA256_SIZE ||
+	    memcmp(rec, sha256_prefix, sizeof(sha256_prefix)))
+		return -EBADMSG;
+	const uint8_t *digest = rec + sizeof(sha256_prefix);
+	if (slen > c->size) {
+		*dlen = 0;
+		return ualg_memneq(digest, src + c->size, SHA256_SIZE) ? -EBADMSG : 0;
+	}
+	if (*dlen < SHA256_SIZE)
+		return -EOVERFLOW;
+	memcpy(dst, digest, SHA256_SIZE);
+	*dlen = SHA256_SIZE;
+	return 0;
+}
+
+static int pkcs1pad_run(struct ualg_tfm *tfm, enum ualg_akcipher_op op, const uint8_t *src,
+			size_t slen, uint8_t *dst, size_t *dlen)
+{
+	struct pkey_ctx *c = tfm->ctx;
+
+	if (*dlen < c->size && op != UALG_AK_VERIFY)
+		return -EOVERFLOW;
+	switch (op) {
+	case UALG_AK_ENCRYPT:
+		if (slen > c->size - 11)
+			return -EOVERFLOW;
+		return evp_op(c, op, RSA_PKCS1_PADDING, src, slen, dst, dlen) ? -EINVAL : 0;
+	case UALG_AK_DECRYPT:
+		if (!c->priv || slen != c->size)
+			return -EINVAL;
+		return evp_op(c, op, RSA_PKCS1_PADDING, src, slen, dst, dlen);
+	case UALG_AK_SIGN:
+		return pkcs1pad_sign(c, src, slen, dst, dlen);
+	case UALG_AK_VERIFY:
+		return pkcs1pad_verify(c, src, slen, dst, dlen);
+	}
+	return -EINVAL;
+}
+
+/* ---- ecdsa-nist-p256 (verification) ----------------------------------- */
+
+/* An EC key of the named group from its octets: the public point
+ * (uncompressed, 0x04 || X || Y) and optionally the private scalar. */
+static EVP_PKEY *ec_key_from(const char *group, const uint8_t *pub, size_t publen,
+			     const BIGNUM *priv)
+{
+	OSSL_PARAM_BLD *b = OSSL_PARAM_BLD_new();
+	OSSL_PARAM *params = NULL;
+	EVP_PKEY_CTX *pc = NULL;
+	EVP_PKEY *k = NULL;
+
+	if (!b || !OSSL_PARAM_BLD_push_utf8_string(b, OSSL_PKEY_PARAM_GROUP_NAME, group, 0) ||
+	    !OSSL_PARAM_BLD_push_octet_string(b, OSSL_PKEY_PARAM_PUB_KEY, pub, publen) ||
+	    (priv && !OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_PRIV_KEY, priv)) ||
+	    !(params = OSSL_PARAM_BLD_to_param(b)) ||
+	    !(pc = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL)) || EVP_PKEY_fromdata_init(pc) <= 0 ||
+	    EVP_PKEY_fromdata(pc, &k, priv ? EVP_PKEY_KEYPAIR : EVP_PKEY_PUBLIC_KEY, params) <= 0)
+		k = NULL;
+	EVP_PKEY_CTX_free(pc);
+	OSSL_PARAM_free(params);
+	OSSL_PARAM_BLD_free(b);
+	return k;
+}
+
+/* EVP_PKEY_fromdata() takes any octets of the right form; the point must
+ * also lie on the curve (ecc_is_pubkey_valid_full()). */
+static bool ec_pub_valid(EVP_PKEY *k)
+{
+	EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_pkey(NULL, k, NULL);
+	bool ok = pc && EVP_PKEY_public_check(pc) > 0;
+
+	EVP_PKEY_CTX_free(pc);
+	return ok;
+}
+
+struct ec_curve {
+	const char *group;	/* OpenSSL's name */
+	unsigned nbytes;	/* field and order size */
+	unsigned kernel_id;	/* ECC_CURVE_NIST_* */
+};
+
+static const struct ec_curve p256 = { "prime256v1", 32, 2 };
+static const struct ec_curve p384 = { "secp384r1", 48, 3 };
+
+/* ecdsa_set_pub_key(): 0x04 || X || Y of the curve's size. */
+static int ecdsa_set_pub_key(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
+{
+	const struct ec_curve *cv = tfm->alg->priv;
+
+	if (len != 1 + 2 * cv->nbytes || key[0] != 0x04)
+		return -EINVAL;
+	EVP_PKEY *k = ec_key_from(cv->group, key, len, NULL);
+	if (!k || !ec_pub_valid(k)) {
+		EVP_PKEY_free(k);
+		return -EINVAL;
+	}
+	pkey_replace(tfm->ctx, k, false, cv->nbytes);
+	return 0;
+}
+
+/* The length of the DER SEQUENCE at the start of src, or 0. */
+static size_t der_seq_len(const uint8_t *src, size_t slen)
+{
+	if (slen < 2 || src[0] != 0x30)
+		return 0;
+	if (src[1] < 0x80)
+		return 2 + (size_t)src[1] <= slen ? 2 + (size_t)src[1] : 0;
+	if (src[1] == 0x81 && slen >= 3 && src[2] >= 0x80)
+		return 3 + (size_t)src[2] <= slen ? 3 + (size_t)src[2] : 0;
+	return 0;
+}
+
+/* Verification of a DER Ecdsa-Sig-Value followed by the digest. */
+static int ecdsa_run(struct ualg_tfm *tfm, enum ualg_akcipher_op op, const uint8_t *src,
+		     size_t slen, uint8_t *dst, size_t *dlen)
+{
+	struct pkey_ctx *c = tfm->ctx;
+
+	(void)dst;
+	if (op != UALG_AK_VERIFY)
+		return -ENOSYS;	/* akcipher_default_op */
+	const size_t siglen = der_seq_len(src, slen);
+	if (!siglen || siglen == slen)
+		return -EBADMSG;
+	EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_pkey(NULL, c->pkey, NULL);
+	if (!pc)
+		return -ENOMEM;
+	const size_t mlen = slen - siglen < c->size ? slen - siglen : c->size;
+	int ok = EVP_PKEY_verify_init(pc) > 0 &&
+		 EVP_PKEY_verify(pc, src, siglen, src + siglen, mlen) == 1;
+	EVP_PKEY_CTX_free(pc);
+	*dlen = 0;
+	return ok ? 0 : -EBADMSG;
+}
+
+/* ---- dh, ecdh ---------------------------------------------------------- */
+
+/* struct kpp_secret of include/crypto/kpp.h, then the type's fields, all
+ * in host byte order (crypto_dh_encode_key(), crypto_ecdh_encode_key()). */
+#define KPP_SECRET_DH 1
+#define KPP_SECRET_ECDH 2
+#define DH_MAX_P_BYTES UALG_DH_MAX_BYTES	/* 8192 bits: bounds a client's work */
+
+static uint16_t get16(const uint8_t *p)
+{
+	uint16_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static bool secret_header_ok(const uint8_t *buf, size_t len, uint16_t type)
+{
+	return len >= 4 && get16(buf) == type && get16(buf + 2) == len;
+}
+
+static EVP_PKEY *dh_key_from(const BIGNUM *p, const BIGNUM *g, const BIGNUM *pub,
+			     const BIGNUM *priv)
+{
+	OSSL_PARAM_BLD *b = OSSL_PARAM_BLD_new();
+	OSSL_PARAM *params = NULL;
+	EVP_PKEY_CTX *pc = NULL;
+	EVP_PKEY *k = NULL;
+
+	if (!b || !OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_FFC_P, p) ||
+	    !OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_FFC_G, g) ||
+	    !OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_PUB_KEY, pub) ||
+	    (priv && !OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_PRIV_KEY, priv)) ||
+	    !(params = OSSL_PARAM_BLD_to_param(b)) ||
+	    !(pc = EVP_PKEY_CTX_new_from_name(NULL, "DH", NULL)) || EVP_PKEY_fromdata_init(pc) <= 0 ||
+	    EVP_PKEY_fromdata(pc, &k, priv ? EVP_PKEY_KEYPAIR : EVP_PKEY_PUBLIC_KEY, params) <= 0)
+		k = NULL;
+	EVP_PKEY_CTX_free(pc);
+	OSSL_PARAM_free(params);
+	OSSL_PARAM_BLD_free(b);
+	return k;
+}
+
+/* A private key for the group: OpenSSL's DH key generation over p and g. */
+static BIGNUM *dh_generate_priv(const BIGNUM *p, const BIGNUM *g)
+{
+	BIGNUM *one = BN_new(), *x = NULL;
+	EVP_PKEY *dom = NULL, *k = NULL;
+	EVP_PKEY_CTX *pc = NULL;
+
+	if (one && BN_one(one) && (dom = dh_key_from(p, g, one, NULL)) &&
+	    (pc = EVP_PKEY_CTX_new_from_pkey(NULL, dom, NULL)) && EVP_PKEY_keygen_init(pc) > 0 &&
+	    EVP_PKEY_generate(pc, &k) > 0)
+		EVP_PKEY_get_bn_param(k, OSSL_PKEY_PARAM_PRIV_KEY, &x);
+	EVP_PKEY_CTX_free(pc);
+	EVP_PKEY_free(k);
+	EVP_PKEY_free(dom);
+	BN_free(one);
+	return x;
+}
+
+/* dh_set_secret(): p of 1536 bits or more (dh_check_params_length()),
+ * 0 < x < p; the public value g^x mod p goes with the key. */
+static int dh_make_key(struct ualg_tfm *tfm, BIGNUM *p, BIGNUM *g, BIGNUM *x)
+{
+	BIGNUM *y = BN_new();
+	BN_CTX *bc = BN_CTX_new();
+	EVP_PKEY *k = NULL;
+	int r = -EINVAL;
+
+	if (!y || !bc)
+		r = -ENOMEM;
+	else if (BN_num_bits(p) < 1536 || BN_num_bytes(p) > DH_MAX_P_BYTES || BN_is_zero(g) ||
+		 BN_cmp(g, p) >= 0 || BN_is_zero(x) || BN_cmp(x, p) >= 0)
+		r = -EINVAL;
+	else if (BN_mod_exp_mont_consttime(y, g, x, p, bc, NULL) &&
+		 (k = dh_key_from(p, g, y, x))) {
+		pkey_replace(tfm->ctx, k, true, (unsigned)BN_num_bytes(p));
+		r = 0;
+	}
+	BN_CTX_free(bc);
+	BN_free(y);
+	return r;
+}
+
+static int dh_set_secret(struct ualg_tfm *tfm, const uint8_t *buf, size_t len)
+{
+	if (!secret_header_ok(buf, len, KPP_SECRET_DH) || len < 16)
+		return -EINVAL;
+	const uint64_t ks = get32(buf + 4), ps = get32(buf + 8), gs = get32(buf + 12);
+	if (16 + ks + ps + gs != len)
+		return -EINVAL;
+	const uint8_t *key = buf + 16, *pb = key + ks, *gb = pb + ps;
+	BIGNUM *p = BN_bin2bn(pb, (int)ps, NULL), *g = BN_bin2bn(gb, (int)gs, NULL);
+	BIGNUM *x = NULL;
+	int r = -ENOMEM;
+	if (p && g) {
+		r = -EINVAL;
+		if (BN_num_bits(p) >= 1536 && BN_num_bytes(p) <= DH_MAX_P_BYTES)
+			x = ks ? BN_secure_new() : dh_generate_priv(p, g);
+		if (x && ks && !BN_bin2bn(key, (int)ks, x)) {
+			BN_clear_free(x);
+			x = NULL;
+		}
+		if (x)
+			r = dh_make_key(tfm, p, g, x);
+	}
+	BN_clear_free(x);
+	BN_free(p);
+	BN_free(g);
+	return r;
+}
+
+/* An output as a big-endian number of exactly size bytes. */
+static int bn_out(const BIGNUM *v, unsigned size, uint8_t *dst, size_t *dlen)
+{
+	if (*dlen < size)
+		return -EOVERFLOW;
+	if (BN_bn2binpad(v, dst, (int)size) < 0)
+		return -EINVAL;
+	*dlen = size;
+	return 0;
+}
+
+static int dh_gen_pubkey(struct ualg_tfm *tfm, uint8_t *dst, size_t *dlen)
+{
+	struct pkey_ctx *c = tfm->ctx;
+	BIGNUM *y = NULL;
+
+	if (!EVP_PKEY_get_bn_param(c->pkey, OSSL_PKEY_PARAM_PUB_KEY, &y))
+		return -ENOMEM;
+	int r = bn_out(y, c->size, dst, dlen);
+	BN_free(y);
+	return r;
+}
+
+/* The shared secret with a peer key of the same group (EVP_PKEY_derive
+ * checks it as dh_is_pubkey_valid() does), padded to the size of p. */
+static int derive(EVP_PKEY *own, EVP_PKEY *peer, bool dh_pad, uint8_t *dst, size_t *dlen)
+{
+	EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_pkey(NULL, own, NULL);
+	int ok = pc && EVP_PKEY_derive_init(pc) > 0 &&
+		 (!dh_pad || EVP_PKEY_CTX_set_dh_pad(pc, 1) > 0) &&
+		 EVP_PKEY_derive_set_peer(pc, peer) > 0 && EVP_PKEY_derive(pc, dst, dlen) > 0;
+
+	EVP_PKEY_CTX_free(pc);
+	return ok ? 0 : -EINVAL;
+}
+
+static int dh_compute_ss(struct ualg_tfm *tfm, const uint8_t *peer, size_t plen, uint8_t *dst,
+			 size_t *dlen)
+{
+	struct pkey_ctx *c = tfm->ctx;
+	BIGNUM *p = NULL, *g = NULL, *y = BN_bin2bn(peer, (int)plen, NULL);
+	EVP_PKEY *pk = NULL;
+	int r = -EINVAL;
+
+	if (*dlen < c->size)
+		return -EOVERFLOW;
+	if (y && plen <= c->size && EVP_PKEY_get_bn_param(c->pkey, OSSL_PKEY_PARAM_FFC_P, &p) &&
+	    EVP_PKEY_get_bn_param(c->pkey, OSSL_PKEY_PARAM_FFC_G, &g) &&
+	    (pk = dh_key_from(p, g, y, NULL))) {
+		size_t n = c->size;
+		r = derive(c->pkey, pk, true, dst, &n);
+		if (!r)
+			*dlen = n;
+	}
+	EVP_PKEY_free(pk);
+	BN_free(p);
+	BN_free(g);
+	BN_free(y);
+	return r;
+}
+
+static unsigned ecdh_size(const struct ualg_tfm *tfm)
+{
+	return 2 * ((const struct ec_curve *)tfm->alg->priv)->nbytes;
+}
+
+/* ecdh_set_secret(): no key generates one; a key is the private scalar,
+ * big-endian, of the curve's size, in [1, n-1]. */
+static int ecdh_set_secret(struct ualg_tfm *tfm, const uint8_t *buf, size_t len)
+{
+	const struct ec_curve *cv = tfm->alg->priv;
+
+	if (!secret_header_ok(buf, len, KPP_SECRET_ECDH) || len < 6 || 6u + get16(buf + 4) != len)
+		return -EINVAL;
+	const size_t ks = get16(buf + 4);
+	if (ks && ks != cv->nbytes)
+		return -EINVAL;
+	if (!ks) {
+		EVP_PKEY *k = EVP_PKEY_Q_keygen(NULL, NULL, "EC", cv->group);
+		if (!k)
+			return -ENOMEM;
+		pkey_replace(tfm->ctx, k, true, cv->nbytes);
+		return 0;
+	}
+	EC_GROUP *grp = EC_GROUP_new_by_curve_name(OBJ_sn2nid(cv->group));
+	BIGNUM *d = BN_secure_new();
+	EC_POINT *q = grp ? EC_POINT_new(grp) : NULL;
+	uint8_t pub[1 + 2 * 48];
+	EVP_PKEY *k = NULL;
+	int r = -ENOMEM;
+	if (grp && d && q && BN_bin2bn(buf + 6, (int)ks, d)) {
+		r = -EINVAL;
+		if (!BN_is_zero(d) && BN_cmp(d, EC_GROUP_get0_order(grp)) < 0 &&
+		    EC_POINT_mul(grp, q, d, NULL, NULL, NULL) &&
+		    EC_POINT_point2oct(grp, q, POINT_CONVERSION_UNCOMPRESSED, pub,
+				       1 + 2 * cv->nbytes, NULL) == 1 + 2 * cv->nbytes &&
+		    (k = ec_key_from(cv->group, pub, 1 + 2 * cv->nbytes, d))) {
+			pkey_replace(tfm->ctx, k, true, cv->nbytes);
+			r = 0;
+		}
+	}
+	EC_POINT_free(q);
+	BN_clear_free(d);
+	EC_GROUP_free(grp);
+	return r;
+}
+
+/* The public key as X || Y (ecdh_compute_value() without a peer). */
+static int ecdh_gen_pubkey(struct ualg_tfm *tfm, uint8_t *dst, size_t *dlen)
+{
+	struct pkey_ctx *c = tfm->ctx;
+	uint8_t pub[1 + 2 * 48];
+	size_t n = 0;
+
+	if (*dlen < 2 * c->size)
+		return -EOVERFLOW;
+	if (!EVP_PKEY_get_octet_string_param(c->pkey, OSSL_PKEY_PARAM_PUB_KEY, pub, sizeof(pub),
+					     &n) || n != 1 + 2 * c->size || pub[0] != 0x04)
+		return -EINVAL;
+	memcpy(dst, pub + 1, 2 * c->size);
+	*dlen = 2 * c->size;
+	return 0;
+}
+
+/* The peer's X || Y must be a point of the curve; the secret is the x
+ * coordinate of the product. */
+static int ecdh_compute_ss(struct ualg_tfm *tfm, const uint8_t *peer, size_t plen, uint8_t *dst,
+			   size_t *dlen)
+{
+	struct pkey_ctx *c = tfm->ctx;
+	const struct ec_curve *cv = tfm->alg->priv;
+	uint8_t pub[1 + 2 * 48];
+
+	if (plen != 2 * c->size)
+		return -EINVAL;
+	if (*dlen < c->size)
+		return -EOVERFLOW;
+	pub[0] = 0x04;
+	memcpy(pub + 1, peer, plen);
+	EVP_PKEY *pk = ec_key_from(cv->group, pub, 1 + plen, NULL);
+	if (!pk || !ec_pub_valid(pk)) {
+		EVP_PKEY_free(pk);
+		return -EINVAL;
+	}
+	size_t n = c->size;
+	int r = derive(c->pkey, pk, false, dst, &n);
+	EVP_PKEY_free(pk);
+	if (!r)
+		*dlen = n;
+	return r;
+}
+
+int ualg_dh_decode_params(const uint8_t *der, size_t len, uint8_t *p, size_t *plen, uint8_t *g,
+			  size_t *glen)
+{
+	const unsigned char *in = der;
+	BIGNUM *bp = NULL, *bg = NULL;
+	int r = -EINVAL;
+
+	if (len > 4 * UALG_DH_MAX_BYTES)
+		return -EINVAL;
+	EVP_PKEY *k = d2i_KeyParams(EVP_PKEY_DH, NULL, &in, (long)len);
+	if (k && in == der + len && EVP_PKEY_get_bn_param(k, OSSL_PKEY_PARAM_FFC_P, &bp) &&
+	    EVP_PKEY_get_bn_param(k, OSSL_PKEY_PARAM_FFC_G, &bg) &&
+	    BN_num_bytes(bp) <= UALG_DH_MAX_BYTES && BN_num_bytes(bg) <= UALG_DH_MAX_BYTES) {
+		*plen = (size_t)BN_bn2bin(bp, p);
+		*glen = (size_t)BN_bn2bin(bg, g);
+		r = 0;
+	}
+	BN_free(bp);
+	BN_free(bg);
+	EVP_PKEY_free(k);
+	return r;
+}
+
+/* ---- registration ------------------------------------------------------ */
+
+static int reg_akcipher(const char *name, const char *driver, const void *priv,
+			const struct ualg_akcipher_ops *ops)
+{
+	struct ualg_alg *a = ualg_openssl_alloc(name, driver, UALG_ALG_AKCIPHER,
+						UALG_OPENSSL_PRIO_PRIMITIVE);
+	if (!a)
+		return -ENOMEM;
+	a->priv = priv;
+	a->ctxsize = sizeof(struct pkey_ctx);
+	a->exit_tfm = pkey_exit_tfm;
+	a->u.akcipher = *ops;
+	return ualg_openssl_reg(a);
+}
+
+static int reg_kpp(const char *name, const char *driver, const void *priv,
+		   const struct ualg_kpp_ops *ops)
+{
+	struct ualg_alg *a = ualg_openssl_alloc(name, driver, UALG_ALG_KPP,
+						UALG_OPENSSL_PRIO_PRIMITIVE);
+	if (!a)
+		return -ENOMEM;
+	a->priv = priv;
+	a->ctxsize = sizeof(struct pkey_ctx);
+	a->exit_tfm = pkey_exit_tfm;
+	a->u.kpp = *ops;
+	return ualg_openssl_reg(a);
+}
+
+static unsigned ecdh_max_size(const struct ualg_tfm *tfm)
+{
+	return ecdh_size(tfm);
+}
+
+int ualg_asym_register(void)
+{
+	static const struct ualg_akcipher_ops rsa = {
+		rsa_set_pub_key, rsa_set_priv_key, pkey_size, rsa_run };
+	static const struct ualg_akcipher_ops pkcs1pad = {
+		rsa_set_pub_key, rsa_set_priv_key, pkey_size, pkcs1pad_run };
+	static const struct ualg_akcipher_ops ecdsa = {
+		ecdsa_set_pub_key, NULL, pkey_size, ecdsa_run };
+	static const struct ualg_kpp_ops dh = {
+		dh_set_secret, pkey_size, dh_gen_pubkey, dh_compute_ss };
+	static const struct ualg_kpp_ops ecdh = {
+		ecdh_set_secret, ecdh_max_size, ecdh_gen_pubkey, ecdh_compute_ss };
+	int r = reg_akcipher("rsa", "rsa-openssl", NULL, &rsa);
+
+	if (!r)
+		r = reg_akcipher("pkcs1pad(rsa,sha256)", "pkcs1pad-rsa-sha256-openssl", NULL,
+				 &pkcs1pad);
+	if (!r)
+		r = reg_akcipher("ecdsa-nist-p256", "ecdsa-nist-p256-openssl", &p256, &ecdsa);
+	if (!r)
+		r = reg_kpp("dh", "dh-openssl", NULL, &dh);
+	if (!r)
+		r = reg_kpp("ecdh-nist-p256", "ecdh-nist-p256-openssl", &p256, &ecdh);
+	if (!r)
+		r = reg_kpp("ecdh-nist-p384", "ecdh-nist-p384-openssl", &p384, &ecdh);
+	return r;
+}
