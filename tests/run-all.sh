@@ -48,23 +48,20 @@ suite() {	# name command...
 	fi
 }
 
-echo "# core unit tests (TAP)"
-$TEST_WRAP "$B/tests/test-core" > "$T/core" 2>&1
-sed 's/^/    /' "$T/core"
-passed=$((passed + $(grep -c '^ok ' "$T/core"))); failed=$((failed + $(grep -c '^not ok ' "$T/core")))
-grep -q '^1\.\.' "$T/core" || result "core unit tests ran to the end" 1
+# A TAP program: its ok/not ok lines count; a run cut short (no plan line)
+# is one failure more.
+tap() {	# title file command...
+	local title=$1 out="$T/$2"; shift 2
+	echo "# $title (TAP)"
+	"$@" > "$out" 2>&1
+	sed 's/^/    /' "$out"
+	passed=$((passed + $(grep -c '^ok ' "$out"))); failed=$((failed + $(grep -c '^not ok ' "$out")))
+	grep -q '^1\.\.' "$out" || result "$title ran to the end" 1
+}
 
-echo "# intel-ipsec-mb drivers against OpenSSL's (TAP)"
-"$B/tests/test-ipsecmb" > "$T/ipsecmb" 2>&1
-sed 's/^/    /' "$T/ipsecmb"
-passed=$((passed + $(grep -c '^ok ' "$T/ipsecmb"))); failed=$((failed + $(grep -c '^not ok ' "$T/ipsecmb")))
-grep -q '^1\.\.' "$T/ipsecmb" || result "ipsec-mb unit tests ran to the end" 1
-
-echo "# algd's seccomp filter (TAP)"
-"$B/tests/test-seccomp" > "$T/seccomp" 2>&1
-sed 's/^/    /' "$T/seccomp"
-passed=$((passed + $(grep -c '^ok ' "$T/seccomp"))); failed=$((failed + $(grep -c '^not ok ' "$T/seccomp")))
-grep -q '^1\.\.' "$T/seccomp" || result "seccomp tests ran to the end" 1
+tap "core unit tests" core $TEST_WRAP "$B/tests/test-core"
+tap "intel-ipsec-mb drivers against OpenSSL's" ipsecmb "$B/tests/test-ipsecmb"
+tap "algd's seccomp filter" seccomp "$B/tests/test-seccomp"
 
 # The seed's samples print standard values: SHA-1("abc") (FIPS 180-2) and
 # RFC 3602 case 1.
@@ -184,14 +181,11 @@ if command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null; then
 else
 	result "debhelper installed (apt-get install debhelper)" 1
 fi
+
 # akcipher, kpp and compression (README, "Asymmetric ciphers, key
 # agreement and compression"): the core's self-test vectors, libkcapi's
 # calls against OpenSSL's command line, the compressors against real peers.
-echo "# akcipher, kpp and compression unit tests (TAP)"
-$TEST_WRAP "$B/tests/test-asym" > "$T/asym" 2>&1
-sed 's/^/    /' "$T/asym"
-passed=$((passed + $(grep -c '^ok ' "$T/asym"))); failed=$((failed + $(grep -c '^not ok ' "$T/asym")))
-grep -q '^1\.\.' "$T/asym" || result "asym unit tests ran to the end" 1
+tap "akcipher, kpp and compression unit tests" asym $TEST_WRAP "$B/tests/test-asym"
 suite "akcipher and kpp sockets against openssl (tests/real/asym.py)" python3 tests/real/asym.py "$B"
 suite "compression sockets against zlib, lz4, lzop, zstd (tests/real/compress.py)" "$RUN" python3 tests/real/compress.py
 
