@@ -1,0 +1,288 @@
+/* A statically linked AF_ALG client (built with musl-gcc -static): musl's
+ * socket(), bind(), sendmsg()... are raw system calls, out of LD_PRELOAD's
+ * reach, so only `ualg-run --supervise` can serve it.
+ *
+ *   static_afalg            hashes and encrypts, checks standard vectors:
+ *                           prints "ok - ..." lines and "N passed, N failed"
+ *   static_afalg probe      exit 0 if ualg serves it (a driver name only
+ *                           ualg has binds), 3 if not
+ *   static_afalg devnull N  N one-byte writes to /dev/null, then one
+ *                           sha256: exactly 5 calls for the supervisor
+ *   static_afalg bench N    ns per one-byte write(2) to /dev/null
+ *
+ * Vectors: FIPS 180-2 B.1 (sha256 "abc"), RFC 4231 4.2 (hmac(sha256) case
+ * 1), RFC 3602 case 2 (cbc(aes), two blocks), McGrew-Viega GCM test cases
+ * 2 and 4 (gcm(aes), the latter with associated data). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* <linux/if_alg.h>, which musl's headers lack. */
+#ifndef AF_ALG
+#define AF_ALG 38
+#endif
+#define SOL_ALG 279
+#define ALG_SET_KEY 1
+#define ALG_SET_IV 2
+#define ALG_SET_OP 3
+#define ALG_SET_AEAD_ASSOCLEN 4
+#define ALG_SET_AEAD_AUTHSIZE 5
+#define ALG_OP_DECRYPT 0
+#define ALG_OP_ENCRYPT 1
+struct sockaddr_alg {
+	uint16_t salg_family;
+	uint8_t salg_type[14];
+	uint32_t salg_feat, salg_mask;
+	uint8_t salg_name[64];
+};
+struct af_alg_iv {
+	uint32_t ivlen;
+	uint8_t iv[];
+};
+
+static int passed, failed;
+
+static void check(int ok, const char *what)
+{
+	printf("%s - %s\n", ok ? "ok" : "not ok", what);
+	if (ok)
+		passed++;
+	else
+		failed++;
+}
+
+static size_t unhex(const char *h, uint8_t *out)
+{
+	size_t n = 0;
+	for (; h[0] && h[1]; h += 2)
+		out[n++] = (uint8_t)((h[0] % 32 + 9) % 25 * 16 + (h[1] % 32 + 9) % 25);
+	return n;
+}
+
+static int same_hex(const uint8_t *got, size_t n, const char *want)
+{
+	uint8_t w[256];
+	return unhex(want, w) == n && !memcmp(got, w, n);
+}
+
+/* A transform socket bound to type/name, with an optional key; -1 on error. */
+static int tfm(const char *type, const char *name, const uint8_t *key, size_t klen)
+{
+	struct sockaddr_alg sa = { .salg_family = AF_ALG };
+	strncpy((char *)sa.salg_type, type, sizeof(sa.salg_type) - 1);
+	strncpy((char *)sa.salg_name, name, sizeof(sa.salg_name) - 1);
+	int fd = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    (key && setsockopt(fd, SOL_ALG, ALG_SET_KEY, key, (socklen_t)klen))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* digest of msg through tfm fd; returns its length or -1. */
+static ssize_t digest(int t, const void *msg, size_t len, uint8_t *out, size_t cap)
+{
+	int op = accept(t, NULL, 0);
+	if (op < 0)
+		return -1;
+	ssize_t r = write(op, msg, len) == (ssize_t)len ? read(op, out, cap) : -1;
+	close(op);
+	return r;
+}
+
+static void test_hashes(void)
+{
+	uint8_t md[64], key[20];
+	int t = tfm("hash", "sha256", NULL, 0);
+	check(t >= 0 && digest(t, "abc", 3, md, sizeof(md)) == 32 &&
+		      same_hex(md, 32, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+	      "sha256(\"abc\"), FIPS 180-2 B.1");
+	/* The same op socket used twice, through a dup in the range, and a
+	 * message split over two writes (MSG_MORE). */
+	int op = t >= 0 ? accept(t, NULL, 0) : -1;
+	int d = op >= 0 ? fcntl(op, F_DUPFD_CLOEXEC, 0) : -1;
+	struct iovec v[2] = { { "a", 1 }, { "bc", 2 } };
+	int ok = d >= 0 && d != op && send(op, "ab", 2, MSG_MORE) == 2 && send(d, "c", 1, 0) == 1 &&
+		 readv(d, v, 0) == 0 && recv(op, md, sizeof(md), 0) == 32 &&
+		 same_hex(md, 32, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	check(ok, "sha256 over send(MSG_MORE) on an fd and its fcntl(F_DUPFD_CLOEXEC) dup");
+	/* A forked child hashes on the op socket it inherited. */
+	pid_t pid = op >= 0 ? fork() : -1;
+	if (pid == 0) {
+		uint8_t m[32];
+		_exit(!(writev(op, v, 2) == 3 && read(op, m, 32) == 32 &&
+			same_hex(m, 32, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")));
+	}
+	int st = 1;
+	check(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "sha256 in a forked child on the inherited op socket (writev)");
+	close(d);
+	close(op);
+	close(t);
+	memset(key, 0x0b, sizeof(key));
+	t = tfm("hash", "hmac(sha256)", key, sizeof(key));
+	check(t >= 0 && digest(t, "Hi There", 8, md, sizeof(md)) == 32 &&
+		      same_hex(md, 32, "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"),
+	      "hmac(sha256), RFC 4231 test case 1");
+	close(t);
+}
+
+/* One sendmsg with the op, IV and (AEAD) assoclen in control data. */
+static ssize_t crypt_msg(int op, int enc, const uint8_t *iv, uint32_t ivlen, int aead, uint32_t assoclen,
+			 const uint8_t *in, size_t len)
+{
+	union { char b[256]; struct cmsghdr align; } ctl;
+	memset(&ctl, 0, sizeof(ctl));
+	struct iovec v = { (void *)in, len };
+	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1, .msg_control = ctl.b };
+	size_t used = 0;
+	struct cmsghdr *c = (struct cmsghdr *)ctl.b;
+	c->cmsg_level = SOL_ALG;
+	c->cmsg_type = ALG_SET_OP;
+	c->cmsg_len = CMSG_LEN(4);
+	*(uint32_t *)CMSG_DATA(c) = enc ? ALG_OP_ENCRYPT : ALG_OP_DECRYPT;
+	used += CMSG_SPACE(4);
+	c = (struct cmsghdr *)(ctl.b + used);
+	c->cmsg_level = SOL_ALG;
+	c->cmsg_type = ALG_SET_IV;
+	c->cmsg_len = CMSG_LEN(4 + ivlen);
+	struct af_alg_iv *ivp = (struct af_alg_iv *)CMSG_DATA(c);
+	ivp->ivlen = ivlen;
+	memcpy(ivp->iv, iv, ivlen);
+	used += CMSG_SPACE(4 + ivlen);
+	if (aead) {
+		c = (struct cmsghdr *)(ctl.b + used);
+		c->cmsg_level = SOL_ALG;
+		c->cmsg_type = ALG_SET_AEAD_ASSOCLEN;
+		c->cmsg_len = CMSG_LEN(4);
+		*(uint32_t *)CMSG_DATA(c) = assoclen;
+		used += CMSG_SPACE(4);
+	}
+	m.msg_controllen = used;
+	return sendmsg(op, &m, 0);
+}
+
+static void test_cbc(void)
+{
+	uint8_t key[16], iv[16], pt[32], out[32], back[32];
+	unhex("c286696d887c9aa0611bbb3e2025a45a", key);
+	unhex("562e17996d093d28ddb3ba695a2e6f58", iv);
+	unhex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f", pt);
+	int t = tfm("skcipher", "cbc(aes)", key, 16);
+	int op = t >= 0 ? accept(t, NULL, 0) : -1;
+	check(op >= 0 && crypt_msg(op, 1, iv, 16, 0, 0, pt, 32) == 32 && read(op, out, 32) == 32 &&
+		      same_hex(out, 32, "d296cd94c2cccf8a3a863028b5e1dc0a7586602d253cfff91b8266bea6d61ab1"),
+	      "cbc(aes) encryption, RFC 3602 case 2");
+	struct iovec v = { back, 32 };
+	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1 };
+	check(op >= 0 && crypt_msg(op, 0, iv, 16, 0, 0, out, 32) == 32 && recvmsg(op, &m, 0) == 32 &&
+		      !memcmp(back, pt, 32),
+	      "cbc(aes) decryption back to the plaintext (recvmsg)");
+	close(op);
+	close(t);
+}
+
+static void test_gcm(void)
+{
+	uint8_t key[16], iv[12], in[128], out[128];
+	int t = tfm("aead", "gcm(aes)", (uint8_t[16]){ 0 }, 16);
+	int ok = t >= 0 && !setsockopt(t, SOL_ALG, ALG_SET_AEAD_AUTHSIZE, NULL, 16);
+	int op = ok ? accept(t, NULL, 0) : -1;
+	memset(in, 0, 16);
+	memset(iv, 0, 12);
+	check(op >= 0 && crypt_msg(op, 1, iv, 12, 1, 0, in, 16) == 16 && read(op, out, 32) == 32 &&
+		      same_hex(out, 32, "0388dace60b6a392f328c2b971b2fe78ab6e47d42cec13bdf53a67b21257bddf"),
+	      "gcm(aes) encryption, McGrew-Viega test case 2");
+	close(op);
+	close(t);
+	/* Test case 4: 20 bytes of associated data, 60 of plaintext. */
+	unhex("feffe9928665731c6d6a8f9467308308", key);
+	unhex("cafebabefacedbaddecaf888", iv);
+	size_t n = unhex("feedfacedeadbeeffeedfacedeadbeefabaddad2", in);
+	n += unhex("d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449"
+		   "a6b525b16aedf5aa0de657ba637b39", in + n);
+	t = tfm("aead", "gcm(aes)", key, 16);
+	ok = t >= 0 && !setsockopt(t, SOL_ALG, ALG_SET_AEAD_AUTHSIZE, NULL, 16);
+	op = ok ? accept(t, NULL, 0) : -1;
+	const char *want = "feedfacedeadbeeffeedfacedeadbeefabaddad2"
+			   "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091"
+			   "5bc94fbc3221a5db94fae95ae7121a47";
+	check(op >= 0 && crypt_msg(op, 1, iv, 12, 1, 20, in, n) == (ssize_t)n && read(op, out, n + 16) == (ssize_t)(n + 16) &&
+		      same_hex(out, n + 16, want),
+	      "gcm(aes) encryption with associated data, McGrew-Viega test case 4");
+	out[n + 15] ^= 1;	/* a bad tag: EBADMSG, as the kernel's */
+	uint8_t back[128];
+	check(op >= 0 && crypt_msg(op, 0, iv, 12, 1, 20, out, n + 16) == (ssize_t)(n + 16) &&
+		      read(op, back, n) < 0 && errno == EBADMSG,
+	      "gcm(aes) decryption with a corrupted tag: EBADMSG");
+	close(op);
+	close(t);
+}
+
+/* A driver name only ualg has: a kernel's own AF_ALG cannot bind it. */
+static int probe(void)
+{
+	uint8_t md[32];
+	int t = tfm("hash", "sha256-openssl", NULL, 0);
+	return t >= 0 && digest(t, "abc", 3, md, 32) == 32 ? 0 : 3;
+}
+
+static int devnull_then_hash(long n)
+{
+	uint8_t md[32];
+	int f = open("/dev/null", O_WRONLY);
+	for (long i = 0; i < n; i++)
+		if (write(f, "x", 1) != 1)
+			return 1;
+	/* socket, bind, accept, write, read: the supervisor's 5 (close
+	 * never reaches it). */
+	int t = socket(AF_ALG, SOCK_SEQPACKET, 0);
+	struct sockaddr_alg sa = { .salg_family = AF_ALG, .salg_type = "hash", .salg_name = "sha256" };
+	if (t < 0 || bind(t, (struct sockaddr *)&sa, sizeof(sa)))
+		return 1;
+	int op = accept(t, NULL, 0);
+	if (op < 0 || write(op, "abc", 3) != 3 || read(op, md, 32) != 32)
+		return 1;
+	return !same_hex(md, 32, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+static int bench(long n)
+{
+	struct timespec a, b;
+	int f = open("/dev/null", O_WRONLY);
+	for (long i = 0; i < n / 10; i++)	/* warm up */
+		write(f, "x", 1);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (long i = 0; i < n; i++)
+		write(f, "x", 1);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	double ns = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (double)n;
+	printf("%.1f\n", ns);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "probe"))
+		return probe();
+	if (argc > 2 && !strcmp(argv[1], "devnull"))
+		return devnull_then_hash(atol(argv[2]));
+	if (argc > 2 && !strcmp(argv[1], "bench"))
+		return bench(atol(argv[2]));
+	test_hashes();
+	test_cbc();
+	test_gcm();
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}
