@@ -171,6 +171,11 @@ if command -v kcapi-enc >/dev/null; then
 	result "kcapi-enc gcm/ccm and kcapi-rng match tests/golden/kcapi-aead.txt (bad-tag output: rc only)" $?
 fi
 
+# ualg-run --supervise (issue 10): a static musl binary through seccomp
+# user notification.
+suite "ualg-run --supervise: a static binary's raw system calls (tests/supervise/run.sh)" \
+	env BUILD="$B" bash tests/supervise/run.sh
+
 if ! kill -0 $ALGD 2>/dev/null; then result "algd survived the whole suite" 1
 else result "algd survived the whole suite" 0; fi
 if [ -n "$ALGD_WRAP" ]; then

@@ -9,6 +9,8 @@
  *   static_afalg devnull N  N one-byte writes to /dev/null, then one
  *                           sha256: exactly 5 calls for the supervisor
  *   static_afalg bench N    ns per one-byte write(2) to /dev/null
+ *   static_afalg hashbench N  us per sha256 of 64 bytes (write + read on
+ *                           one op socket)
  *
  * Vectors: FIPS 180-2 B.1 (sha256 "abc"), RFC 4231 4.2 (hmac(sha256) case
  * 1), RFC 3602 case 2 (cbc(aes), two blocks), McGrew-Viega GCM test cases
@@ -29,7 +31,9 @@
 #ifndef AF_ALG
 #define AF_ALG 38
 #endif
+#ifndef SOL_ALG
 #define SOL_ALG 279
+#endif
 #define ALG_SET_KEY 1
 #define ALG_SET_IV 2
 #define ALG_SET_OP 3
@@ -128,6 +132,25 @@ static void test_hashes(void)
 	check(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	      "sha256 in a forked child on the inherited op socket (writev)");
 	close(d);
+	close(op);
+	close(t);
+	/* FIPS 180-2 B.3 in one write, and 20 MiB (more than the
+	 * supervisor moves at once) in one write against 20 of 1 MiB. */
+	size_t big = 20u << 20;
+	char *a = malloc(big);
+	uint8_t md2[32];
+	memset(a, 'a', big);
+	t = tfm("hash", "sha256", NULL, 0);
+	check(a && t >= 0 && digest(t, a, 1000000, md, sizeof(md)) == 32 &&
+		      same_hex(md, 32, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"),
+	      "sha256 of a million 'a', FIPS 180-2 B.3");
+	op = t >= 0 ? accept(t, NULL, 0) : -1;
+	ok = op >= 0 && digest(t, a, big, md, sizeof(md)) == 32;
+	for (int i = 0; ok && i < 20; i++)
+		ok = send(op, a + ((size_t)i << 20), 1u << 20, i < 19 ? MSG_MORE : 0) == 1 << 20;
+	check(ok && read(op, md2, 32) == 32 && !memcmp(md, md2, 32),
+	      "sha256 of 20 MiB in one write equals 20 writes of 1 MiB");
+	free(a);
 	close(op);
 	close(t);
 	memset(key, 0x0b, sizeof(key));
@@ -230,6 +253,36 @@ static void test_gcm(void)
 	close(t);
 }
 
+/* What the supervisor must refuse as the kernel does, from a program that
+ * sends it anything; and sockets closed by the thousand free their slots. */
+static void test_hostile(void)
+{
+	static struct iovec many[1025];
+	uint8_t md[32];
+	int t = tfm("hash", "sha256", NULL, 0);
+	int op = t >= 0 ? accept(t, NULL, 0) : -1;
+	for (int i = 0; i < 1025; i++)
+		many[i] = (struct iovec){ md, 1 };
+	check(op >= 0 && writev(op, many, 1025) < 0 && errno == EINVAL, "writev of 1025 iovecs: EINVAL");
+	struct msghdr m = { .msg_iov = many, .msg_iovlen = 1025 };
+	check(op >= 0 && sendmsg(op, &m, 0) < 0 && errno == EMSGSIZE, "sendmsg of 1025 iovecs: EMSGSIZE");
+	void *volatile unmapped = (void *)16;
+	check(op >= 0 && write(op, unmapped, 8) < 0 && errno == EFAULT, "write from an unmapped address: EFAULT");
+	struct sockaddr_alg sa = { .salg_family = AF_ALG };
+	int s = socket(AF_ALG, SOCK_SEQPACKET, 0);
+	check(s >= 0 && bind(s, (struct sockaddr *)&sa, 4096) < 0 && errno == EINVAL, "bind with a 4096-byte address: EINVAL");
+	check(s >= 0 && dup2(s, 100) < 0 && errno == EINVAL, "dup2 out of the supervised range: refused (EINVAL)");
+	close(s);
+	close(op);
+	close(t);
+	int ok = 1;
+	for (int i = 0; i < 1500 && ok; i++) {
+		int f = socket(AF_ALG, SOCK_SEQPACKET, 0);
+		ok = f >= 0 && !close(f);
+	}
+	check(ok, "1500 sockets opened and closed in turn (more than the range holds)");
+}
+
 /* A driver name only ualg has: a kernel's own AF_ALG cannot bind it. */
 static int probe(void)
 {
@@ -272,6 +325,23 @@ static int bench(long n)
 	return 0;
 }
 
+static int hashbench(long n)
+{
+	struct timespec a, b;
+	uint8_t md[32], msg[64] = { 0 };
+	int t = tfm("hash", "sha256", NULL, 0);
+	int op = t >= 0 ? accept(t, NULL, 0) : -1;
+	if (op < 0)
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (long i = 0; i < n; i++)
+		if (write(op, msg, 64) != 64 || read(op, md, 32) != 32)
+			return 1;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("%.2f\n", ((b.tv_sec - a.tv_sec) * 1e6 + (b.tv_nsec - a.tv_nsec) / 1e3) / (double)n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "probe"))
@@ -280,9 +350,12 @@ int main(int argc, char **argv)
 		return devnull_then_hash(atol(argv[2]));
 	if (argc > 2 && !strcmp(argv[1], "bench"))
 		return bench(atol(argv[2]));
+	if (argc > 2 && !strcmp(argv[1], "hashbench"))
+		return hashbench(atol(argv[2]));
 	test_hashes();
 	test_cbc();
 	test_gcm();
+	test_hostile();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
