@@ -58,12 +58,20 @@
 #define UIO_MAXIOV_ 1024
 #define SOCKADDR_MAX 128		/* sizeof(struct sockaddr_storage) */
 #define MAX_RW_COUNT_ 0x7ffff000L	/* INT_MAX & PAGE_MASK: the kernel's cap per call */
-#define WINDOW (16u << 20)		/* bytes copied through this process at a time */
+/* Bytes copied through this process at a time: sends go in windows with
+ * MSG_MORE; a receive returns at most this much (an AF_ALG receive never
+ * has more to give than its TX queue, bounded by SO_SNDBUF). */
+#define WINDOW (1u << 20)
 #define CTL_MAX UALG_SOCKOPT_MAX	/* optmem_max: larger control data is ENOBUFS */
 #define GETOPT_MAX 256u
 #define IDLE_MAX 4			/* receiver threads kept waiting */
+#define THREADS_MAX 256			/* calls served at once; more wait their turn */
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
+#endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS	/* Linux 6.6 */
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 #ifndef RWF_NOWAIT
 #define RWF_NOWAIT 0x00000008
@@ -72,7 +80,7 @@
 static int notify_fd = -1;
 static int hup_epoll = -1;
 static unsigned fd_base;
-static atomic_uint idle_receivers;
+static atomic_uint idle_receivers, receivers;
 static atomic_ulong n_notified, n_passed;
 
 /* ---- emulated sockets ------------------------------------------------ */
@@ -350,6 +358,11 @@ static void install(const struct call *c, int s, bool cloexec, bool nonblock)
 	}
 	if (nonblock)
 		fcntl(sv[1], F_SETFL, O_NONBLOCK);
+	/* poll() on the target's fd never reaches us: one byte waiting makes
+	 * it report readable and writable, so that a program polling before
+	 * its read gets to the read, which waits here as AF_ALG's would. */
+	ssize_t one = write(sv[0], "", 1);	/* a new pair has room for it */
+	(void)one;
 	fstat(sv[1], &st);
 	*e = (struct esock){ .s = s, .a = sv[0], .dev = st.st_dev, .ino = st.st_ino };
 	atomic_init(&e->refs, 1);
@@ -990,6 +1003,7 @@ static void *receiver(void *arg)
 			break;
 		}
 	}
+	atomic_fetch_sub(&receivers, 1);
 	return NULL;
 }
 
@@ -998,11 +1012,17 @@ static void spawn_receiver(void)
 	pthread_t t;
 	pthread_attr_t at;
 
+	if (atomic_fetch_add(&receivers, 1) >= THREADS_MAX) {
+		atomic_fetch_sub(&receivers, 1);
+		return;
+	}
 	atomic_fetch_add(&idle_receivers, 1);
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &at, receiver, NULL))
+	if (pthread_create(&t, &at, receiver, NULL)) {
 		atomic_fetch_sub(&idle_receivers, 1);
+		atomic_fetch_sub(&receivers, 1);
+	}
 	pthread_attr_destroy(&at);
 }
 
@@ -1178,7 +1198,9 @@ int supervise_main(char **argv, int bare, const char *stats_path)
 	}
 	if (bare)
 		make_bare(&prog);
-	if (pipe2(up, O_CLOEXEC) || pipe2(down, O_CLOEXEC))
+	/* The target needs it for its filter; we take it too: nothing here
+	 * is meant to gain privileges. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || pipe2(up, O_CLOEXEC) || pipe2(down, O_CLOEXEC))
 		return 127;
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
@@ -1199,6 +1221,9 @@ int supervise_main(char **argv, int bare, const char *stats_path)
 				strerror(notify_fd < 0 ? -notify_fd : errno));
 			kill(child, SIGKILL);
 		} else {
+			/* The target waits while we serve: hand the CPU over
+			 * directly both ways (Linux 6.6; without it, a wake-up). */
+			ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 			spawn_receiver();
 		}
 	}

@@ -16,6 +16,8 @@
  * 1), RFC 3602 case 2 (cbc(aes), two blocks), McGrew-Viega GCM test cases
  * 2 and 4 (gcm(aes), the latter with associated data). */
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -283,6 +285,35 @@ static void test_hostile(void)
 	check(ok, "1500 sockets opened and closed in turn (more than the range holds)");
 }
 
+/* A thread parked in a read that nothing will answer (a cbc(aes) op
+ * socket with no data) holds up no other call: the main thread hashes on
+ * another socket meanwhile, and the parked one ends with the process. */
+static void *park(void *arg)
+{
+	uint8_t b[16];
+	ssize_t r = read(*(int *)arg, b, sizeof(b));
+	(void)r;
+	return NULL;
+}
+
+static void test_parked(void)
+{
+	uint8_t md[32], key[16] = { 0 };
+	pthread_t th;
+	int t = tfm("skcipher", "cbc(aes)", key, 16);
+	static int op;
+	op = t >= 0 ? accept(t, NULL, 0) : -1;
+	struct pollfd p = { .fd = op, .events = POLLIN | POLLOUT };
+	check(op >= 0 && poll(&p, 1, -1) == 1 && (p.revents & POLLOUT),
+	      "poll on an emulated fd answers (readable and writable)");
+	int started = op >= 0 && !pthread_create(&th, NULL, park, &op);
+	int h = tfm("hash", "sha256", NULL, 0);
+	check(started && h >= 0 && digest(h, "abc", 3, md, sizeof(md)) == 32 &&
+		      same_hex(md, 32, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+	      "sha256 while another thread waits in a read");
+	close(h);
+}
+
 /* A driver name only ualg has: a kernel's own AF_ALG cannot bind it. */
 static int probe(void)
 {
@@ -356,6 +387,7 @@ int main(int argc, char **argv)
 	test_cbc();
 	test_gcm();
 	test_hostile();
+	test_parked();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
