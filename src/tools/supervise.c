@@ -82,6 +82,7 @@ static int hup_epoll = -1;
 static unsigned fd_base;
 static atomic_uint idle_receivers, receivers;
 static atomic_ulong n_notified, n_passed;
+static unsigned filter_len;
 
 /* ---- emulated sockets ------------------------------------------------ */
 
@@ -1187,7 +1188,9 @@ static void write_stats(const char *path)
 	FILE *f = path ? fopen(path, "w") : NULL;
 	if (!f)
 		return;
-	fprintf(f, "notifications %lu\npassed %lu\n", atomic_load(&n_notified), atomic_load(&n_passed));
+	fprintf(f, "notifications %lu\npassed %lu\nfilter %u instructions, fds %u-%u\n",
+		atomic_load(&n_notified), atomic_load(&n_passed), filter_len, fd_base,
+		fd_base + SUPERVISE_FD_SPAN - 1);
 	fclose(f);
 }
 
@@ -1200,6 +1203,7 @@ int supervise_main(char **argv, int bare, const char *stats_path)
 		fprintf(stderr, "ualg-run: --supervise: %s\n", strerror(-r));
 		return 127;
 	}
+	filter_len = prog.len;
 	if (bare)
 		make_bare(&prog);
 	/* The target needs it for its filter; we take it too: nothing here
