@@ -667,8 +667,13 @@ static int tmsg_read(const struct call *c, uint64_t addr, struct tmsg *m, bool i
 	int r = tiov_read(c, (uintptr_t)m->h.msg_iov, m->h.msg_iovlen, &m->t, -EMSGSIZE);
 	if (r)
 		return r;
-	if (m->h.msg_controllen > INT32_MAX || m->h.msg_controllen > CTL_MAX)
+	/* Control data to send past optmem_max is ENOBUFS (sock_kmalloc);
+	 * room for received control data is only room: AF_ALG gives none,
+	 * and the shim sees at most CTL_MAX of it. */
+	if (is_send && m->h.msg_controllen > CTL_MAX)
 		return -ENOBUFS;
+	if (!is_send && m->h.msg_controllen > CTL_MAX)
+		m->h.msg_controllen = CTL_MAX;
 	m->ctl = malloc(m->h.msg_controllen ? m->h.msg_controllen : 1);
 	if (!m->ctl)
 		return -ENOMEM;

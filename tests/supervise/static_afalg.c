@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -270,6 +271,15 @@ static void test_hostile(void)
 	check(op >= 0 && sendmsg(op, &m, 0) < 0 && errno == EMSGSIZE, "sendmsg of 1025 iovecs: EMSGSIZE");
 	void *volatile unmapped = (void *)16;
 	check(op >= 0 && write(op, unmapped, 8) < 0 && errno == EFAULT, "write from an unmapped address: EFAULT");
+	static char ctl[65536];
+	struct iovec one = { md, sizeof(md) };
+	struct msghdr big = { .msg_iov = &one, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	check(op >= 0 && write(op, "abc", 3) == 3 && recvmsg(op, &big, 0) == 32 && big.msg_controllen == 0 &&
+		      same_hex(md, 32, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+	      "recvmsg with 64 KiB of control room: the digest, no control data");
+	big.msg_controllen = sizeof(ctl);	/* past Linux 6.1's optmem_max */
+	/* musl's sendmsg() refuses more than 1 KiB of control data itself. */
+	check(op >= 0 && syscall(SYS_sendmsg, op, &big, 0) < 0 && errno == ENOBUFS, "sendmsg with 64 KiB of control data: ENOBUFS");
 	struct sockaddr_alg sa = { .salg_family = AF_ALG };
 	int s = socket(AF_ALG, SOCK_SEQPACKET, 0);
 	check(s >= 0 && bind(s, (struct sockaddr *)&sa, 4096) < 0 && errno == EINVAL, "bind with a 4096-byte address: EINVAL");
