@@ -144,6 +144,9 @@ static struct esock *lookup(pid_t tid, uint64_t fd)
 	char path[64];
 	struct stat st;
 
+	/* The kernel takes the low 32 bits of an fd argument, as the filter
+	 * does. */
+	fd &= 0xffffffffu;
 	if (fd > INT32_MAX)
 		return NULL;
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)tid, (int)fd);
@@ -784,6 +787,8 @@ static int either_fd(const struct call *c, uint64_t fd, struct esock **e, int *o
 	return r;
 }
 
+#define SPLICE_NOT_OURS INT64_MIN
+
 /* splice(in, off_in, out, off_out, len, flags) and sendfile(out, in, off,
  * count) with at least one end ours: replayed here on the shim socket
  * and a borrowed copy of the target's other fd (its offsets are copied in
@@ -799,6 +804,10 @@ static int64_t serve_splice(const struct call *c, bool is_sendfile)
 
 	int in = either_fd(c, fin, &ein, &oin);
 	int out = either_fd(c, fout, &eout, &oout);
+	if (!ein && !eout) {	/* neither end is ours: the kernel's call */
+		r = SPLICE_NOT_OURS;
+		goto done;
+	}
 	if (in < 0 || out < 0) {
 		r = in < 0 ? in : out;
 		r = r == -EBADF || r == -ENOENT ? -EBADF : r;
@@ -862,6 +871,7 @@ static void mirror_nonblock(struct esock *e, bool on)
 
 static bool in_range(uint64_t fd)
 {
+	fd &= 0xffffffffu;
 	return fd >= fd_base && fd < fd_base + SUPERVISE_FD_SPAN;
 }
 
@@ -970,7 +980,11 @@ static void serve(struct call *c)
 		return;
 	}
 	if (nr == SYS_splice || nr == SYS_sendfile) {
-		answer(c, serve_splice(c, nr == SYS_sendfile));
+		int64_t r = serve_splice(c, nr == SYS_sendfile);
+		if (r == SPLICE_NOT_OURS)
+			pass_on(c);
+		else
+			answer(c, r);
 		return;
 	}
 	struct esock *e = lookup(c->pid, c->arg[0]);

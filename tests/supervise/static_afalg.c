@@ -15,6 +15,9 @@
  * Vectors: FIPS 180-2 B.1 (sha256 "abc"), RFC 4231 4.2 (hmac(sha256) case
  * 1), RFC 3602 case 2 (cbc(aes), two blocks), McGrew-Viega GCM test cases
  * 2 and 4 (gcm(aes), the latter with associated data). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* musl: splice() */
+#endif
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -124,6 +127,12 @@ static void test_hashes(void)
 		 readv(d, v, 0) == 0 && recv(op, md, sizeof(md), 0) == 32 &&
 		 same_hex(md, 32, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 	check(ok, "sha256 over send(MSG_MORE) on an fd and its fcntl(F_DUPFD_CLOEXEC) dup");
+	/* splice from a pipe of the target's into the op socket. */
+	int pp[2];
+	ok = op >= 0 && !pipe(pp) && write(pp[1], "abc", 3) == 3 && splice(pp[0], NULL, op, NULL, 3, 0) == 3 &&
+	     read(op, md, sizeof(md)) == 32 &&
+	     same_hex(md, 32, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	check(ok, "sha256 of \"abc\" spliced from a pipe");
 	/* A forked child hashes on the op socket it inherited. */
 	pid_t pid = op >= 0 ? fork() : -1;
 	if (pid == 0) {
