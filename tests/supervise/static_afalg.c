@@ -333,6 +333,26 @@ static void test_parked(void)
 	close(h);
 }
 
+/* crypto_user over NETLINK_CRYPTO (<linux/cryptouser.h>): CRYPTO_MSG_GETALG
+ * for "sha256" answers one report naming a sha256 driver. */
+static void test_netlink(void)
+{
+	struct {
+		struct { uint32_t len; uint16_t type, flags; uint32_t seq, pid; } h;
+		struct { char name[64], driver[64], module[64]; uint32_t type, mask, refcnt, flags; } alg;
+	} req = { .h = { sizeof(req), 0x13 /* CRYPTO_MSG_GETALG */, 1 /* NLM_F_REQUEST */, 1, 0 } };
+	union { uint8_t b[4096]; uint32_t align; } rep;
+	strcpy(req.alg.name, "sha256");
+	int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, 21 /* NETLINK_CRYPTO */);
+	ssize_t n = s >= 0 && send(s, &req, sizeof(req), 0) == sizeof(req) ? recv(s, rep.b, sizeof(rep.b), 0) : -1;
+	uint16_t type = 0;
+	if (n >= (ssize_t)sizeof(req))
+		memcpy(&type, rep.b + 4, 2);
+	check(n >= (ssize_t)sizeof(req) && type == 0x13 && !strncmp((char *)rep.b + 16 + 64, "sha256-", 7),
+	      "NETLINK_CRYPTO: CRYPTO_MSG_GETALG for sha256 names a sha256 driver");
+	close(s);
+}
+
 /* A driver name only ualg has: a kernel's own AF_ALG cannot bind it. */
 static int probe(void)
 {
@@ -406,6 +426,7 @@ int main(int argc, char **argv)
 	test_cbc();
 	test_gcm();
 	test_hostile();
+	test_netlink();
 	test_parked();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
