@@ -48,6 +48,11 @@ out=$(UALG_SUPERVISE_STATS="$T/stats2" "$RUN" --supervise "$B/examples/hash-samp
 [ "$out" = a9993e364706816aba3e25717850c26c9cd0d89d ] && ! grep -qx 'notifications 0' "$T/stats2"
 result "the seed's hash sample (dynamic) served by the supervisor: $out" $?
 
+# The filter and the supervisor stay across execve and fork (a shell that
+# runs the program as its child).
+"$RUN" --supervise sh -c "\"$P\" probe && exec \"$P\" probe"
+result "served in a shell's child and across its execve" $?
+
 "$RUN" --supervise-bare "$P" probe
 [ $? = 3 ]; result "--supervise-bare: the filter alone serves nothing" $?
 echo "$passed passed, $failed failed"
