@@ -766,6 +766,8 @@ static int64_t serve_rw2(const struct call *c, struct esock *e, bool is_write)
 static int borrow_fd(const struct call *c, uint64_t fd)
 {
 	int pfd = (int)syscall(SYS_pidfd_open, c->pid, PIDFD_THREAD);
+	if (pfd < 0 && errno == EINVAL)	/* before 6.9: a thread-group leader only */
+		pfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
 	if (pfd < 0)
 		return -errno;
 	int r = (int)syscall(SYS_pidfd_getfd, pfd, (int)fd, 0);
