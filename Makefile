@@ -25,6 +25,7 @@ check: all
 # OpenSSL (a benchmark, not a test).  BENCH_ARGS="--json" for JSON.
 bench: all
 	$(BUILD)/src/tools/ualg-bench $(BENCH_ARGS)
+	BUILD=$(BUILD) tests/supervise/bench.sh
 
 # Re-records the golden files on a real Linux 6.1 (needs ../shared/kernel-oracle.sh).
 oracle: all

@@ -188,6 +188,10 @@ fi
 tap "akcipher, kpp and compression unit tests" asym $TEST_WRAP "$B/tests/test-asym"
 suite "akcipher and kpp sockets against openssl (tests/real/asym.py)" python3 tests/real/asym.py "$B"
 suite "compression sockets against zlib, lz4, lzop, zstd (tests/real/compress.py)" "$RUN" python3 tests/real/compress.py
+# ualg-run --supervise (issue 10): a static musl binary through seccomp
+# user notification.
+suite "ualg-run --supervise: a static binary's raw system calls (tests/supervise/run.sh)" \
+	env BUILD="$B" bash tests/supervise/run.sh
 
 if ! kill -0 $ALGD 2>/dev/null; then result "algd survived the whole suite" 1
 else result "algd survived the whole suite" 0; fi

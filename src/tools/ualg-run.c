@@ -2,6 +2,7 @@
  * algd serving this user, or to a private algd started for the run. */
 #include "proto.h"
 #include "ualg_paths.h"
+#include "supervise.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,12 +22,16 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: ualg-run [--private] [-v] [--] PROGRAM [ARGS...]\n"
+	fputs("usage: ualg-run [--private] [-v] [--supervise] [--] PROGRAM [ARGS...]\n"
 	      "Runs PROGRAM with AF_ALG served by algd: the one at $UALG_SOCKET, else at\n"
 	      "the user's default path or the system's (" UALG_SYSTEM_SOCKET "), if one\n"
 	      "answers; else a private one for this run.\n"
 	      "  --private   always start a private algd\n"
-	      "  -v          make a private algd log to stderr\n", f);
+	      "  -v          make a private algd log to stderr\n"
+	      "  --supervise serve PROGRAM's raw system calls (static binaries, Go)\n"
+	      "              through seccomp user notification instead of LD_PRELOAD\n"
+	      "  --supervise-bare  the same seccomp filter, nothing served (to\n"
+	      "              measure the filter's own cost)\n", f);
 }
 
 /* Does an algd answer at path? */
@@ -142,21 +147,52 @@ static void prepend_env(const char *name, const char *value, char sep)
 	free(v);
 }
 
+/* --supervise: this program again, with the shim preloaded, as the
+ * supervisor of PROGRAM (supervise.c); PROGRAM gets the LD_PRELOAD it had. */
+static pid_t start_supervisor(const char *mode, char **prog)
+{
+	int n = 0;
+	while (prog[n])
+		n++;
+	char **args = calloc((size_t)n + 4, sizeof(*args));
+	if (!args)
+		return -1;
+	args[0] = "ualg-run";
+	args[1] = "--supervisor-internal";
+	args[2] = (char *)mode;
+	memcpy(args + 3, prog, (size_t)n * sizeof(*args));
+	pid_t pid = fork();
+	if (pid == 0) {
+		execv("/proc/self/exe", args);
+		fprintf(stderr, "ualg-run: cannot start the supervisor: %s\n", strerror(errno));
+		_exit(127);
+	}
+	free(args);
+	return pid;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const shim_rel[] = { "../shim/libualg-preload.so", UALG_PRELOAD_FROM_BINDIR, NULL };
 	static const char *const algd_rel[] = { "../algd/algd", UALG_ALGD_FROM_BINDIR, "algd", NULL };
 	bool private_daemon = false, verbose = false;
+	const char *supervise = NULL;
 	int i = 1;
 	char shim[PATH_MAX], algd[PATH_MAX], sock[256], dir[PATH_MAX] = "";
 	pid_t algd_pid = -1;
 
+	if (argc > 3 && !strcmp(argv[1], "--supervisor-internal"))
+		return supervise_main(argv + 3, !strcmp(argv[2], "bare"), getenv("UALG_SUPERVISE_STATS"));
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--")) {
 			i++;
 			break;
 		} else if (!strcmp(argv[i], "--private")) {
 			private_daemon = true;
+		} else if (!strcmp(argv[i], "--supervise")) {
+			supervise = "serve";
+		} else if (!strcmp(argv[i], "--supervise-bare")) {
+			supervise = "bare";
 		} else if (!strcmp(argv[i], "-v")) {
 			verbose = true;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -194,9 +230,13 @@ int main(int argc, char **argv)
 		}
 	}
 	setenv("UALG_SOCKET", sock, 1);
+	if (supervise) {
+		const char *old = getenv("LD_PRELOAD");
+		setenv("UALG_TARGET_LD_PRELOAD", old ? old : "", 1);
+	}
 	prepend_env("LD_PRELOAD", shim, ':');
 
-	pid_t child = fork();
+	pid_t child = supervise ? start_supervisor(supervise, argv + i) : fork();
 	if (child == 0) {
 		execvp(argv[i], argv + i);
 		fprintf(stderr, "ualg-run: %s: %s\n", argv[i], strerror(errno));

@@ -1,0 +1,59 @@
+#!/bin/bash
+# ualg-run --supervise (issue 10) with tests/supervise/static_afalg.c built
+# by musl-gcc -static: its vectors through the supervisor, proof that
+# LD_PRELOAD alone does not reach it, and that calls on other fds never
+# reach the supervisor.  Ends with "N passed, N failed".
+set -u
+B=${BUILD:-build}
+RUN="$B/src/tools/ualg-run"
+P="$B/tests/static-afalg"
+T=$(mktemp -d "${TMPDIR:-/tmp}/ualg-supervise.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+passed=0 failed=0
+result() {
+	if [ "$2" = 0 ]; then passed=$((passed + 1)); echo "ok - $1"
+	else failed=$((failed + 1)); echo "not ok - $1"; fi
+}
+if [ ! -x "$P" ]; then
+	# CI installs musl-tools: a missing compiler is a failure, not a skip.
+	result "musl-gcc installed (apt-get install musl-tools), $P built" 1
+	echo "$passed passed, $failed failed"
+	exit 1
+fi
+file -L "$P" 2>/dev/null | grep -q 'statically linked'
+result "static-afalg is statically linked" $?
+
+timeout 120 "$RUN" --supervise "$P" > "$T/out" 2>&1
+rc=$?
+sed 's/^/    /' "$T/out"
+line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$T/out" | tail -n 1)
+set -- ${line:-0 passed, 1 failed}
+passed=$((passed + $1)); failed=$((failed + $3))
+result "static-afalg under --supervise exited 0" $rc
+
+"$RUN" "$P" probe
+[ $? = 3 ]; result "without --supervise the static binary is not served (LD_PRELOAD cannot reach it)" $?
+"$RUN" --supervise "$P" probe
+result "with --supervise it binds sha256-openssl, a driver only ualg has" $?
+
+UALG_SUPERVISE_STATS="$T/stats" "$RUN" --supervise "$P" devnull 1000
+rc=$?
+sed 's/^/    /' "$T/stats"
+[ $rc = 0 ] && grep -qx 'notifications 5' "$T/stats" && grep -qx 'passed 0' "$T/stats"
+result "1000 writes to /dev/null never reach the supervisor: 5 notifications, the sha256's 5 calls" $?
+
+# A dynamic program too: under --supervise its LD_PRELOAD is its own, and
+# the supervisor serves it.
+out=$(UALG_SUPERVISE_STATS="$T/stats2" "$RUN" --supervise "$B/examples/hash-sample" 2>"$T/err")
+[ "$out" = a9993e364706816aba3e25717850c26c9cd0d89d ] && ! grep -qx 'notifications 0' "$T/stats2"
+result "the seed's hash sample (dynamic) served by the supervisor: $out" $?
+
+# The filter and the supervisor stay across execve and fork (a shell that
+# runs the program as its child).
+"$RUN" --supervise sh -c "\"$P\" probe && exec \"$P\" probe"
+result "served in a shell's child and across its execve" $?
+
+"$RUN" --supervise-bare "$P" probe
+[ $? = 3 ]; result "--supervise-bare: the filter alone serves nothing" $?
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
