@@ -153,6 +153,8 @@ static int reply_ok(const struct xact *x, const struct ualg_hdr *h, ssize_t n, s
 		return h->result < 0 ? data == 0 : data == sizeof(struct ualg_shm_setup_reply);
 	if (x->type == UALG_MSG_DESCRIBE)
 		return h->result < 0 ? data == 0 : data == sizeof(struct ualg_describe);
+	if (x->type == UALG_MSG_RFC_READ)
+		return h->result < 0 ? data == 0 : (size_t)h->result == data;
 	if (x->type == UALG_MSG_RECV)
 		/* An AEAD answer longer than a frame fills it; the rest
 		 * follows on request (UALG_RECV_REST). */

@@ -27,10 +27,12 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: ualg-run [--private] [-v] [--] PROGRAM [ARGS...]\n"
+	fputs("usage: ualg-run [--private] [--rfc] [-v] [--] PROGRAM [ARGS...]\n"
 	      "Runs PROGRAM with AF_ALG served by algd: the one at $UALG_SOCKET or the\n"
 	      "default path if it answers, else a private one for this run.\n"
 	      "  --private   always start a private algd\n"
+	      "  --rfc       RFC mode (UALG_RFC=1): SOCK_STREAM AF_ALG sockets as the\n"
+	      "              2010 design mail has them; SOCK_SEQPACKET ones are unchanged\n"
 	      "  -v          make a private algd log to stderr\n", f);
 }
 
@@ -140,6 +142,8 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--")) {
 			i++;
 			break;
+		} else if (!strcmp(argv[i], "--rfc")) {
+			setenv("UALG_RFC", "1", 1);	/* read by the shim */
 		} else if (!strcmp(argv[i], "--private")) {
 			private_daemon = true;
 		} else if (!strcmp(argv[i], "-v")) {
