@@ -144,7 +144,7 @@ static int hash_export_blob(struct alg_sock *op)
 {
 	struct rfc_op *c = ctx_of(op);
 	struct ualg_tfm *tfm = afalg_tfm(op);
-	uint8_t state[UALG_RFC_STATE_MAX], blob[UALG_RFC_STATE_MAX];
+	uint8_t state[UALG_RFC_STATE_LEN], blob[UALG_RFC_STATE_LEN];
 	const size_t n = ualg_hash_statesize(tfm);
 
 	if (!n || n > sizeof(state))
@@ -162,7 +162,7 @@ static int hash_import_blob(struct alg_sock *op, const uint8_t *blob, size_t len
 {
 	struct rfc_op *c = ctx_of(op);
 	struct ualg_tfm *tfm = afalg_tfm(op);
-	uint8_t state[UALG_RFC_STATE_MAX];
+	uint8_t state[UALG_RFC_STATE_LEN];
 	const size_t n = ualg_hash_statesize(tfm);
 
 	if (!n || n > sizeof(state))

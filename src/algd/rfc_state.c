@@ -99,16 +99,16 @@ static int gcm(bool enc, const uint8_t *head, const uint8_t *in, size_t n, uint8
 int rfc_state_seal(const char *driver, const uint8_t fp[RFC_FP_LEN], const uint8_t *state,
 		   size_t n, uint8_t *out, size_t cap)
 {
-	uint8_t plain[UALG_RFC_STATE_MAX];
-	const size_t plen = PLAIN_HEAD + n;
+	uint8_t plain[UALG_RFC_STATE_LEN];
+	const size_t plen = UALG_RFC_STATE_LEN - HEAD_LEN - TAG_LEN;	/* zero-padded */
 	const uint32_t n32 = (uint32_t)n;
 	int r = secrets_ready();
 
 	if (r)
 		return r;
-	if (HEAD_LEN + plen + TAG_LEN > cap || HEAD_LEN + plen + TAG_LEN > UALG_RFC_STATE_MAX)
+	if (cap < UALG_RFC_STATE_LEN || PLAIN_HEAD + n > plen)
 		return -EOVERFLOW;
-	memset(plain, 0, PLAIN_HEAD);
+	memset(plain, 0, sizeof(plain));
 	strncpy((char *)plain, driver, NAME_LEN - 1);
 	memcpy(plain + NAME_LEN, fp, RFC_FP_LEN);
 	memcpy(plain + NAME_LEN + RFC_FP_LEN, &n32, 4);
@@ -122,13 +122,13 @@ int rfc_state_seal(const char *driver, const uint8_t fp[RFC_FP_LEN], const uint8
 		out[12 + i] = (uint8_t)(ctr >> (56 - 8 * i));
 	r = gcm(true, out, plain, plen, out + HEAD_LEN, out + HEAD_LEN + plen);
 	ualg_wipe(plain, sizeof(plain));
-	return r ? -ENOMEM : (int)(HEAD_LEN + plen + TAG_LEN);
+	return r ? -ENOMEM : UALG_RFC_STATE_LEN;
 }
 
 int rfc_state_open(const char *driver, const uint8_t fp[RFC_FP_LEN], const uint8_t *blob,
 		   size_t n, uint8_t *state, size_t statesize)
 {
-	uint8_t plain[UALG_RFC_STATE_MAX];
+	uint8_t plain[UALG_RFC_STATE_LEN];
 	uint8_t tag[TAG_LEN];
 	uint8_t name[NAME_LEN] = { 0 };
 	uint32_t n32;
@@ -136,7 +136,7 @@ int rfc_state_open(const char *driver, const uint8_t fp[RFC_FP_LEN], const uint8
 
 	if (r)
 		return r;
-	if (n < HEAD_LEN + PLAIN_HEAD + TAG_LEN || n > UALG_RFC_STATE_MAX)
+	if (n != UALG_RFC_STATE_LEN)
 		return -EINVAL;
 	if (memcmp(blob, MAGIC, 4) || blob[4] != UALG_RFC_STATE_VERSION || blob[5] || blob[6] ||
 	    blob[7])
@@ -149,7 +149,7 @@ int rfc_state_open(const char *driver, const uint8_t fp[RFC_FP_LEN], const uint8
 		memcpy(&n32, plain + NAME_LEN + RFC_FP_LEN, 4);
 		/* Sealed by us, so well formed; checked all the same. */
 		if (memcmp(plain, name, NAME_LEN) || ualg_memneq(plain + NAME_LEN, fp, RFC_FP_LEN) ||
-		    n32 != statesize || plen != PLAIN_HEAD + statesize)
+		    n32 != statesize || PLAIN_HEAD + statesize > plen)
 			r = -EBADMSG;
 	}
 	if (!r)

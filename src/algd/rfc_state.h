@@ -6,7 +6,7 @@
  * sealed with AES-256-GCM under a key algd draws at its first use (never
  * stored, so a restart invalidates every state), the first 20 bytes as
  * associated data, the nonce a 32-bit random prefix and a 64-bit counter.
- * The plaintext is the driver name (NUL-padded to 128 bytes), the key's
+ * The plaintext (zero-padded to a 512-byte blob) is the driver name (NUL-padded to 128 bytes), the key's
  * fingerprint (32 bytes: HMAC-SHA256 under a second random secret of the
  * key, never the key itself), the state's length (4 bytes) and the driver's
  * exported state (crypto.h's export).  The state of a keyed hash is
@@ -24,11 +24,12 @@
 /* The key's fingerprint (keyed false: the transform has no key). */
 int rfc_state_fingerprint(const uint8_t *key, size_t len, bool keyed, uint8_t fp[RFC_FP_LEN]);
 /* Seals n bytes of state into out (cap bytes); returns the blob's length
- * or -errno. */
+ * (always UALG_RFC_STATE_LEN: the plaintext is zero-padded, so the length
+ * tells nothing of the algorithm) or -errno. */
 int rfc_state_seal(const char *driver, const uint8_t fp[RFC_FP_LEN], const uint8_t *state,
 		   size_t n, uint8_t *out, size_t cap);
 /* Opens a blob into state (exactly statesize bytes): 0, -EINVAL for a
- * length out of range, -EBADMSG for anything that does not open or was
+ * length other than UALG_RFC_STATE_LEN, -EBADMSG for anything that does not open or was
  * sealed for another driver, key or state size.  state is wiped on
  * failure. */
 int rfc_state_open(const char *driver, const uint8_t fp[RFC_FP_LEN], const uint8_t *blob,

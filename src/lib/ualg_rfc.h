@@ -20,13 +20,13 @@
  * MSG_DONTWAIT give EAGAIN instead.
  *
  * hash:  send(opfd, data, n, MSG_MORE) keeps the hash open; a read then
- *        returns the partial state (a sealed blob, at most
- *        UALG_RFC_STATE_MAX bytes); send(opfd, state, n, MSG_OOB) restores
+ *        returns the partial state (a sealed blob of
+ *        UALG_RFC_STATE_LEN bytes); send(opfd, state, n, MSG_OOB) restores
  *        one, on any op fd whose transform has the same algorithm (driver)
  *        and key, in the same algd (a restart invalidates all states):
  *        EBADMSG for a blob that does not open (forged, altered, truncated,
  *        another algd's) or belongs to another driver or key, EINVAL for
- *        one whose length is out of range.  A send without MSG_MORE
+ *        one of another length.  A send without MSG_MORE
  *        finishes the message; the next reads return the digest.
  * skcipher: setsockopt(opfd, SOL_ALG, ALG_SKCIPHER_OP, &op, sizeof(op))
  *        and ALG_SKCIPHER_SET_IV (exactly ivsize bytes) set the direction
@@ -63,8 +63,9 @@
 #define ALG_SKCIPHER_OP_DECRYPT	0
 #define ALG_SKCIPHER_OP_ENCRYPT	1
 
-/* Partial hash states: version 1 blobs are at most this long. */
+/* Partial hash states: a version 1 blob is always this long, whatever
+ * the algorithm, so that a program can size its buffer (statelen). */
 #define UALG_RFC_STATE_VERSION	1
-#define UALG_RFC_STATE_MAX	512
+#define UALG_RFC_STATE_LEN	512
 
 #endif

@@ -154,7 +154,7 @@ ssize_t rfc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, in
 	if (total_of(iov, niov, &total))
 		return rfail(EINVAL);
 	const bool oob = flags & MSG_OOB, dontwait = rfc_nonblocking(fd, flags);
-	if (oob && total > UALG_RFC_STATE_MAX)
+	if (oob && total > UALG_RFC_STATE_LEN)
 		return rfail(EINVAL);	/* a state comes in one frame */
 	do {
 		const size_t n = total - done < sizeof(buf) ? total - done : sizeof(buf);
