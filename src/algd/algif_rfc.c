@@ -25,6 +25,7 @@
 
 #define RFC_SNDBUF 212992u	/* as afalg_tx.c: wmem_default */
 #define RFC_CHUNK_MAX (64u * 1024u)	/* cipher output made per read */
+#define RFC_HASH_OUT_MAX (64u * 1024u)	/* unread digests and states */
 
 /* An RFC transform socket's part (alg_sock.rfc). */
 struct rfc_tfm {
@@ -158,6 +159,8 @@ static int hash_export_blob(struct alg_sock *op)
 	return r;
 }
 
+/* A blob that does not open leaves the hash as it was; one that opens but
+ * that the driver refuses leaves it closed (import has reset it). */
 static int hash_import_blob(struct alg_sock *op, const uint8_t *blob, size_t len)
 {
 	struct rfc_op *c = ctx_of(op);
@@ -168,10 +171,11 @@ static int hash_import_blob(struct alg_sock *op, const uint8_t *blob, size_t len
 	if (!n || n > sizeof(state))
 		return -EOPNOTSUPP;
 	int r = rfc_state_open(tfm->alg->driver, tfm_rfc(op)->keyfp, blob, len, state, n);
-	if (!r)
+	if (!r) {
 		r = ualg_hash_import(&c->desc, tfm, state, n);	/* validates it */
+		c->open = !r;
+	}
 	ualg_wipe(state, sizeof(state));
-	c->open = !r;
 	return r;
 }
 
@@ -182,6 +186,9 @@ static int hash_write(struct alg_sock *op, const uint8_t *data, size_t len, bool
 
 	if (oob)	/* a state comes in one piece */
 		return (r = hash_import_blob(op, data, len)) ? r : (int)len;
+	/* Digests nobody reads must not pile up: then even a hash blocks. */
+	if (!more && c->out.used >= RFC_HASH_OUT_MAX)
+		return -EAGAIN;
 	if (!c->open && (r = ualg_hash_init(&c->desc, afalg_tfm(op))))
 		return r;
 	c->open = true;

@@ -678,9 +678,9 @@ static int on_rfc_io(struct conn *c, uint16_t type, const uint8_t *body, size_t 
 					m.flags & UALG_RFC_OOB);
 		return reply(c, type, 0, r, NULL, 0, -1) ? -1 : 0;
 	}
-	uint8_t *out = recv_buffer(m.len);
-	if (!out)
-		return reply(c, type, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
+	uint8_t *out = m.len ? recv_buffer(m.len) : NULL;
+	if (!m.len || !out)	/* a read of nothing is nothing */
+		return reply(c, type, 0, m.len ? -ENOMEM : 0, NULL, 0, -1) ? -1 : 0;
 	int r = afalg_rfc_read(c->sk, out, m.len);
 	r = reply(c, type, 0, r, out, r > 0 ? (size_t)r : 0, -1);
 	ualg_wipe(out, m.len);

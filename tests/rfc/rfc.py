@@ -119,6 +119,12 @@ def test_errors():
     op2.setblocking(False)
     check("a read with nothing to give on a non-blocking op fd is EAGAIN",
           err_of(op2.recv, 10) == errno.EAGAIN)
+    n = 0
+    while n < 5000 and not err_of(op2.send, b"m"):
+        n += 1
+    first = op2.recv(32)
+    check("unread digests stop at 64 KiB (2048 of sha256): then a hash write is EAGAIN, a read frees it",
+          n == 2048 and first == hashlib.sha256(b"m").digest() and not err_of(op2.send, b"m"), str(n))
 
 
 # ---- hash states -------------------------------------------------------------
