@@ -744,7 +744,9 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 	case UALG_MSG_RFC_MODE:
 	case UALG_MSG_RFC_LISTEN: return on_rfc_mode(c, h.type, blen);
 	case UALG_MSG_RFC_WRITE:
-	case UALG_MSG_RFC_READ: return on_rfc_io(c, h.type, body, blen);
+	case UALG_MSG_RFC_READ:
+		spin_until = now_us() + ring_poll_us();	/* a data request, as SEND */
+		return on_rfc_io(c, h.type, body, blen);
 	default: return -1;
 	}
 }

@@ -189,7 +189,8 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 		return r == -EPIPE || r == -ECONNREFUSED ? -ECONNRESET : r;
 	}
 	if (x->type == UALG_MSG_SEND_SHM || x->type == UALG_MSG_RECV_SHM ||
-	    x->type == UALG_MSG_SEND || x->type == UALG_MSG_RECV)
+	    x->type == UALG_MSG_SEND || x->type == UALG_MSG_RECV ||
+	    x->type == UALG_MSG_RFC_WRITE || x->type == UALG_MSG_RFC_READ)
 		poll_reply(fd, x->data_len);
 	ssize_t n = recv_reply(fd, x, &h, true);
 	if (n == -EINTR)

@@ -166,7 +166,8 @@ ssize_t rfc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, in
 			.len = (uint32_t)n,
 		};
 		struct iovec parts[2] = { { &m, sizeof(m) }, { buf, n } };
-		struct xact x = { .type = UALG_MSG_RFC_WRITE, .parts = parts, .nparts = 2 };
+		struct xact x = { .type = UALG_MSG_RFC_WRITE, .parts = parts, .nparts = 2,
+				  .data_len = n };
 		int r = client_xact(a, fd, &x);
 		if (r > 0 || (r == 0 && n == 0)) {
 			done += (size_t)r;
@@ -199,7 +200,7 @@ ssize_t rfc_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov, in
 	for (;;) {
 		struct iovec part = { &m, sizeof(m) }, body = { buf, m.len };
 		struct xact x = { .type = UALG_MSG_RFC_READ, .parts = &part, .nparts = 1,
-				  .rbody = &body, .nrbody = 1 };
+				  .rbody = &body, .nrbody = 1, .data_len = m.len };
 		int r = client_xact(a, fd, &x);
 		if (r >= 0) {
 			if ((size_t)r != x.rlen)
