@@ -57,6 +57,8 @@ struct rfc_op {
 
 static int queue_add(struct rfc_queue *q, const uint8_t *data, size_t len)
 {
+	if (!len)
+		return 0;
 	if (q->head + q->used + len > q->cap) {
 		if (q->used + len <= q->cap) {
 			memmove(q->buf, q->buf + q->head, q->used);
@@ -81,11 +83,13 @@ static int queue_add(struct rfc_queue *q, const uint8_t *data, size_t len)
 
 static uint8_t *queue_data(const struct rfc_queue *q)
 {
-	return q->buf + q->head;
+	return q->buf ? q->buf + q->head : NULL;	/* never NULL + 0 */
 }
 
 static void queue_pull(struct rfc_queue *q, size_t n)
 {
+	if (!n)
+		return;
 	ualg_wipe(q->buf + q->head, n);
 	q->head += n;
 	q->used -= n;
@@ -104,6 +108,8 @@ static void queue_free(struct rfc_queue *q)
 static int queue_take(struct rfc_queue *q, uint8_t *out, size_t len)
 {
 	size_t n = len < q->used ? len : q->used;
+	if (!n)
+		return 0;
 	memcpy(out, queue_data(q), n);
 	queue_pull(q, n);
 	return (int)n;
@@ -328,7 +334,8 @@ static int aead_run(struct alg_sock *op)
 	if (!r && !text)
 		r = -ENOMEM;
 	if (!r) {
-		memcpy(text, queue_data(&c->in), tlen);
+		if (tlen)
+			memcpy(text, queue_data(&c->in), tlen);
 		memcpy(iv, c->iv, sizeof(iv));	/* the request may change its copy */
 		const struct ualg_aead_req req = {
 			.aad = queue_data(&c->ad), .assoclen = c->ad.used,

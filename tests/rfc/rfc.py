@@ -455,6 +455,11 @@ def test_aead():
     from cryptography.hazmat.primitives.ciphers.aead import AESCCM
     check("ALG_SET_AEAD_AUTHSIZE 8 on the transform: ciphertext || 8-byte tag as cryptography's AESCCM",
           read_all(op8, 32) == AESCCM(key, tag_length=8).encrypt(nonce, bytes.fromhex(v["Payload"]), a))
+    _, opa, ada = ccm(key, True)
+    opa.setsockopt(socket.SOL_ALG, ALG_AEAD_SET_IV, iv)
+    ada.send(a)
+    check("associated data only (no text): the tag alone, as AESCCM",
+          read_all(opa, 16) == AESCCM(key).encrypt(nonce, b"", a))
 
 
 for t in (test_opt_in, test_errors, test_hash_basics, test_blob_rejected, test_blob_secrecy,
