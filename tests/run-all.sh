@@ -192,6 +192,17 @@ suite "compression sockets against zlib, lz4, lzop, zstd (tests/real/compress.py
 # user notification.
 suite "ualg-run --supervise: a static binary's raw system calls (tests/supervise/run.sh)" \
 	env BUILD="$B" bash tests/supervise/run.sh
+# RFC mode (issue 9): the 2010 mail's interface under ualg-run --rfc.  The
+# mail's two samples (examples/rfc/), then tests/rfc/rfc.py (states, blobs,
+# ciphers, AEAD, blocking, the 10 MiB three-process handover).
+out=$("$RUN" --rfc $TEST_WRAP "$B/examples/rfc-hash-sample" 2>&1)
+[ "$out" = 47f51b4564966215b8985c63055ed308 ]; result "RFC mail's xcbc(aes) hash sample: RFC 3566 case 4: $out" $?
+out=$("$RUN" --rfc $TEST_WRAP "$B/examples/rfc-aead-sample" 2>&1)
+want="encrypted 7a60fa7ee8859e283cce378fb6b95522ab8b70efcdb0265f7c4b4fa597666b86dd1353e400f28864
+decrypted a34dfa24847c365291ce1b54bcf8d9a75d861e5133cc3a74
+spliced a34dfa24847c365291ce1b54bcf8d9a75d861e5133cc3a74"
+[ "$out" = "$want" ]; result "RFC mail's ccm(aes) AEAD sample: NIST CAVP VADT128 count 320, splice included" $?
+suite "RFC mode (tests/rfc/rfc.py)" timeout 300 "$RUN" --rfc python3 tests/rfc/rfc.py
 
 if ! kill -0 $ALGD 2>/dev/null; then result "algd survived the whole suite" 1
 else result "algd survived the whole suite" 0; fi

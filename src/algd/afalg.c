@@ -47,6 +47,7 @@ void afalg_sock_put(struct alg_sock *sk)
 	} else {
 		ualg_tfm_free(sk->tfm);		/* wipes the key */
 		afalg_kpp_opts_free(sk->kpp);
+		afalg_rfc_free(sk->rfc);
 	}
 	free(sk);
 }
@@ -68,14 +69,17 @@ int afalg_bind(struct alg_sock *sk, const char *type_name, uint32_t feat, uint32
 		return -EINVAL;
 	if ((feat & ~ALLOWED_FEAT) || (mask & ~ALLOWED_FEAT))
 		return -EINVAL;
-	const struct alg_type *type = find_type(type_name);
+	const struct alg_type *type = sk->rfc ? afalg_rfc_find_type(type_name) : find_type(type_name);
 	if (!type)
 		return -ENOENT;
 	/* No driver here is a hardware-only one, so the flag selects
 	 * nothing: requesting it in feat (with the mask) finds nothing. */
 	if (feat & mask & ALLOWED_FEAT)
 		return -ENOENT;
-	struct ualg_alg *alg = ualg_alg_lookup(type->alg_type, name, &err);
+	/* RFC hashes must export their partial states. */
+	struct ualg_alg *alg = sk->rfc && type->alg_type == UALG_ALG_SHASH
+				       ? ualg_alg_lookup_exportable(type->alg_type, name, &err)
+				       : ualg_alg_lookup(type->alg_type, name, &err);
 	if (!alg)
 		return -err;
 	if (caller && !policy_alg_allowed(alg, caller->uid, caller->gid, caller->groups,
@@ -96,7 +100,7 @@ int afalg_bind(struct alg_sock *sk, const char *type_name, uint32_t feat, uint32
 	sk->type = type;
 	afalg_kpp_opts_free(sk->kpp);	/* the last algorithm's DH group or curve */
 	sk->kpp = NULL;
-	return 0;
+	return sk->rfc ? afalg_rfc_bound(sk) : 0;
 }
 
 /* What every key option answers before its value is looked at: op
@@ -130,6 +134,8 @@ int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct a
 {
 	int err;
 
+	if (sk->rfc || (sk->connected && sk->parent->rfc))
+		return afalg_rfc_setsockopt(sk, level, optname, v);
 	if (sk->children != sk->nokey_children)
 		return -EBUSY;
 	if (level != SOL_ALG || !sk->type)
@@ -189,11 +195,14 @@ static int accept_from(struct alg_sock *parent, const struct alg_sock *from,
 
 int afalg_accept(struct alg_sock *sk, struct alg_sock **out)
 {
+	int r;
+	if (!sk->connected && sk->rfc && (r = afalg_rfc_accept_check(sk)))
+		return r;
 	if (!sk->connected)
 		return accept_from(sk, NULL, out);
 	if (!sk->type->accept_on_op)
 		return -EOPNOTSUPP;
-	int r = afalg_check_key(sk);
+	r = afalg_check_key(sk);
 	return r ? r : accept_from(sk->parent, sk, out);
 }
 

@@ -87,8 +87,12 @@ struct alg_type {
 };
 
 #define AFALG_OPT_GENERIC (-100001)
+struct rfc_tfm;
 
 struct alg_sock {
+	/* RFC mode (algif_rfc.c): set on an RFC transform socket; its op
+	 * sockets are RFC ones (parent->rfc). */
+	struct rfc_tfm *rfc;
 	unsigned ref;			/* connection + accepted children */
 	struct alg_sock *parent;	/* op sockets: the transform socket */
 	const struct alg_type *type;
@@ -187,5 +191,22 @@ void afalg_tx_release(struct alg_sock *op);
 
 extern const struct alg_type afalg_type_hash, afalg_type_skcipher, afalg_type_aead,
 	afalg_type_rng, afalg_type_akcipher, afalg_type_kpp, afalg_type_comp;
+
+/* RFC mode (algif_rfc.c, src/lib/ualg_rfc.h).  afalg_rfc_mode() makes an
+ * unbound transform socket an RFC one; bind then finds its type with
+ * afalg_rfc_find_type(), setsockopt and accept go to the functions below.
+ * Writes and reads never wait: -EAGAIN, and the shim blocks. */
+extern const struct alg_type afalg_type_rfc_hash, afalg_type_rfc_skcipher, afalg_type_rfc_aead,
+	afalg_type_rfc_ad;
+int afalg_rfc_mode(struct alg_sock *sk);
+int afalg_rfc_listen(struct alg_sock *sk);
+int afalg_rfc_bound(struct alg_sock *sk);	/* after a bind: the new tfm has no key */
+void afalg_rfc_free(struct rfc_tfm *t);
+const struct alg_type *afalg_rfc_find_type(const char *name);
+int afalg_rfc_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v);
+int afalg_rfc_accept_check(const struct alg_sock *sk);
+/* Returns the bytes taken (write) or given (read), or -errno. */
+int afalg_rfc_write(struct alg_sock *sk, const uint8_t *data, size_t len, bool more, bool oob);
+int afalg_rfc_read(struct alg_sock *sk, uint8_t *out, size_t len);
 
 #endif

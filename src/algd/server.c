@@ -654,6 +654,40 @@ static uint64_t now_us(void)
  * more than that.  After anything else it sleeps at once. */
 static uint64_t spin_until;
 
+/* ---- RFC mode (issue 9): never parked, see proto.h ------------------ */
+
+static int on_rfc_mode(struct conn *c, uint16_t type, size_t len)
+{
+	if (len)
+		return -1;
+	int r = type == UALG_MSG_RFC_MODE ? afalg_rfc_mode(c->sk) : afalg_rfc_listen(c->sk);
+	return reply(c, type, 0, r, NULL, 0, -1) ? -1 : 0;
+}
+
+static int on_rfc_io(struct conn *c, uint16_t type, const uint8_t *body, size_t len)
+{
+	struct ualg_rfc_io m;
+
+	if (len < sizeof(m))
+		return -1;
+	memcpy(&m, body, sizeof(m));
+	if (m.len > UALG_DATA_MAX || (m.flags & ~UALG_RFC_FLAGS_ALL) ||
+	    (type == UALG_MSG_RFC_READ ? m.flags || len != sizeof(m) : len != sizeof(m) + m.len))
+		return -1;
+	if (type == UALG_MSG_RFC_WRITE) {
+		int r = afalg_rfc_write(c->sk, body + sizeof(m), m.len, m.flags & UALG_RFC_MORE,
+					m.flags & UALG_RFC_OOB);
+		return reply(c, type, 0, r, NULL, 0, -1) ? -1 : 0;
+	}
+	uint8_t *out = m.len ? recv_buffer(m.len) : NULL;
+	if (!m.len || !out)	/* a read of nothing is nothing */
+		return reply(c, type, 0, m.len ? -ENOMEM : 0, NULL, 0, -1) ? -1 : 0;
+	int r = afalg_rfc_read(c->sk, out, m.len);
+	r = reply(c, type, 0, r, out, r > 0 ? (size_t)r : 0, -1);
+	ualg_wipe(out, m.len);
+	return r ? -1 : 0;
+}
+
 /* Dispatches one frame; returns 0, 1 (parked) or -1 (drop connection). */
 static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 {
@@ -708,6 +742,12 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 	case UALG_MSG_RING_SETAUTHSIZE:
 	case UALG_MSG_RING_SETKEY_NAMED:
 	case UALG_MSG_RING_CLOSE: return ring_request(&c->ring, c->fd, h.type, body, blen);
+	case UALG_MSG_RFC_MODE:
+	case UALG_MSG_RFC_LISTEN: return on_rfc_mode(c, h.type, blen);
+	case UALG_MSG_RFC_WRITE:
+	case UALG_MSG_RFC_READ:
+		spin_until = now_us() + ring_poll_us();	/* a data request, as SEND */
+		return on_rfc_io(c, h.type, body, blen);
 	default: return -1;
 	}
 }

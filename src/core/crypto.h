@@ -78,6 +78,14 @@ struct ualg_shash_ops {
 	 * once (multi-buffer): n one-shot digests, res[i] the 0 or -errno of
 	 * each; returns -errno when none ran. */
 	int (*digest_many)(struct ualg_tfm *tfm, unsigned n, const struct ualg_digest_req *reqs, int *res);
+	/* Optional, as the kernel's shash export/import (RFC mode's partial
+	 * hash states): export writes statesize bytes from which import
+	 * rebuilds an equal state in a desc that init prepared.  import must
+	 * refuse (-EINVAL) bytes that would make a later update or final
+	 * misbehave (an index past the block, say): they may be forged. */
+	size_t statesize;
+	int (*export)(const struct ualg_hash_desc *desc, uint8_t *out);
+	int (*import)(struct ualg_hash_desc *desc, const uint8_t *in);
 };
 
 /* One request processes len bytes from src to dst (which may alias) and
@@ -234,6 +242,9 @@ int ualg_register(struct ualg_alg *alg);
  * sets *err (ENOENT, EINVAL, ENAMETOOLONG) on failure; on success the
  * caller owns a reference and must ualg_alg_put() it. */
 struct ualg_alg *ualg_alg_lookup(enum ualg_alg_type type, const char *name, int *err);
+/* As ualg_alg_lookup, among hashes that can export their state (and
+ * templates over such): RFC mode's partial states. */
+struct ualg_alg *ualg_alg_lookup_exportable(enum ualg_alg_type type, const char *name, int *err);
 void ualg_alg_get(struct ualg_alg *alg);
 void ualg_alg_put(struct ualg_alg *alg);
 /* Iterates the registry in registration order; start with NULL. */
@@ -269,6 +280,13 @@ int ualg_hash_clone(struct ualg_hash_desc *dst, const struct ualg_hash_desc *src
 void ualg_hash_exit(struct ualg_hash_desc *desc);
 int ualg_hash_digest(struct ualg_tfm *tfm, const uint8_t *data, size_t len, uint8_t *out);
 unsigned ualg_hash_digestsize(const struct ualg_tfm *tfm);
+/* Partial states (shash export/import): 0 when the hash cannot export.
+ * export writes statesize bytes of desc's open state; import makes desc
+ * a state of tfm from exactly statesize bytes, -EINVAL for others or for
+ * bytes the algorithm refuses. */
+size_t ualg_hash_statesize(const struct ualg_tfm *tfm);
+int ualg_hash_export(const struct ualg_hash_desc *desc, uint8_t *out);
+int ualg_hash_import(struct ualg_hash_desc *desc, struct ualg_tfm *tfm, const uint8_t *in, size_t len);
 /* Batches for multi-buffer drivers: true when the transform's driver runs
  * several requests at once; the _many calls then do n requests, res[i]
  * the 0 or -errno of each, and return -errno when none ran. */

@@ -19,6 +19,9 @@ static struct ualg_alg **alg_tail = &alg_list;
  * lookups may return FIPS-internal algorithms, as crypto_grab_spawn()
  * passes CRYPTO_ALG_FIPS_INTERNAL. */
 static unsigned spawn_depth;
+/* ualg_alg_lookup_exportable(): hashes that cannot export are left out,
+ * in the lookup and in the spawns of what it builds. */
+static bool want_export;
 static const struct ualg_alg *fips_failed;
 static void (*fips_fatal_hook)(const struct ualg_alg *failed);
 
@@ -36,7 +39,8 @@ void ualg_fips_set_fatal_hook(void (*hook)(const struct ualg_alg *failed))
 static bool usable(const struct ualg_alg *a)
 {
 	return a->selftest == UALG_SELFTEST_PASSED && !a->disabled &&
-	       (!a->fips_internal || spawn_depth);
+	       (!a->fips_internal || spawn_depth) &&
+	       (!want_export || a->type != UALG_ALG_SHASH || (a->u.shash.export && a->u.shash.import));
 }
 
 static const struct ualg_template *const templates[] = {
@@ -254,6 +258,14 @@ static struct ualg_alg *lookup(int type, const char *name, int *err)
 struct ualg_alg *ualg_alg_lookup(enum ualg_alg_type type, const char *name, int *err)
 {
 	return lookup((int)type, name, err);
+}
+
+struct ualg_alg *ualg_alg_lookup_exportable(enum ualg_alg_type type, const char *name, int *err)
+{
+	want_export = true;
+	struct ualg_alg *alg = lookup((int)type, name, err);
+	want_export = false;
+	return alg;
 }
 
 int ualg_alg_instantiate(const char *name)

@@ -256,6 +256,33 @@ int ualg_hash_clone(struct ualg_hash_desc *dst, const struct ualg_hash_desc *src
 	return keyed_state_done(dst, r, begun);
 }
 
+size_t ualg_hash_statesize(const struct ualg_tfm *tfm)
+{
+	const struct ualg_shash_ops *o = &tfm->alg->u.shash;
+
+	return tfm->alg->type == UALG_ALG_SHASH && o->export && o->import ? o->statesize : 0;
+}
+
+int ualg_hash_export(const struct ualg_hash_desc *desc, uint8_t *out)
+{
+	if (!desc->state || !ualg_hash_statesize(desc->tfm))
+		return -EINVAL;
+	return desc->tfm->alg->u.shash.export(desc, out);
+}
+
+/* init first: the state is allocated (in the secure heap when keyed) and
+ * holds the key-derived start, which import then overwrites. */
+int ualg_hash_import(struct ualg_hash_desc *desc, struct ualg_tfm *tfm, const uint8_t *in, size_t len)
+{
+	const size_t n = ualg_hash_statesize(tfm);
+	if (!n || len != n)
+		return -EINVAL;
+	int r = ualg_hash_init(desc, tfm);
+	if (!r && (r = tfm->alg->u.shash.import(desc, in)))
+		ualg_hash_exit(desc);
+	return r;
+}
+
 void ualg_hash_exit(struct ualg_hash_desc *desc)
 {
 	if (!desc->state)

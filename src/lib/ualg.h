@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "ualg_abi.h"
+#include "ualg_rfc.h"	/* RFC mode's SOL_ALG constants (issue 9) */
 
 #ifdef __cplusplus
 extern "C" {

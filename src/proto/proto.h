@@ -38,7 +38,8 @@
 /* Message types.  Each area of algd owns a range, so that work on one area
  * never renumbers another: 1-31 the AF_ALG socket calls, 32-47 algorithm
  * administration (crypto_user, algctl), 48-63 policy and named keys,
- * 64-79 further AF_ALG surface, 80-95 the native ring API.  A type algd
+ * 64-79 further AF_ALG surface, 80-95 the native ring API, 96-111 RFC
+ * mode (issue 9, src/lib/ualg_rfc.h).  A type algd
  * does not know ends the connection like any malformed frame. */
 enum ualg_msg_type {
 	UALG_MSG_HELLO = 1,
@@ -75,6 +76,11 @@ enum ualg_msg_type {
 	UALG_MSG_RING_CLOSE,	/* close a transform */
 	UALG_MSG_RING_SETAUTHSIZE,	/* an AEAD transform's tag length */
 	UALG_MSG_RING_SETKEY_NAMED,	/* key a transform with a named key */
+	/* 96-111: RFC mode, see struct ualg_rfc_io below */
+	UALG_MSG_RFC_MODE = 96,	/* fresh transform socket: becomes an RFC one (empty body) */
+	UALG_MSG_RFC_LISTEN,	/* RFC transform socket: listen() (empty body) */
+	UALG_MSG_RFC_WRITE,	/* RFC op socket: struct ualg_rfc_io, then len bytes */
+	UALG_MSG_RFC_READ,	/* RFC op socket: struct ualg_rfc_io; the reply carries the bytes */
 	UALG_MSG_TYPE_MAX = 128,
 };
 
@@ -163,6 +169,21 @@ struct ualg_recv {
 	uint32_t len;		/* caller's buffer size for this part, <= UALG_DATA_MAX */
 	uint32_t total;		/* the whole call's buffer size (>= len) */
 	uint32_t reserved;	/* zero */
+};
+
+/* RFC mode's data (src/algd/algif_rfc.c).  WRITE's result is the bytes
+ * taken (fewer when the op's buffer fills), READ's the bytes in the reply
+ * (at most len, at most UALG_DATA_MAX).  algd never parks them: -EAGAIN
+ * means nothing could be taken or given now, and the shim waits (unless
+ * the caller asked not to) without holding the socket.  setsockopt and
+ * accept on RFC sockets are SETSOCKOPT and ACCEPT; an option's value
+ * travels whenever it has one. */
+#define UALG_RFC_MORE 0x1u	/* WRITE: MSG_MORE */
+#define UALG_RFC_OOB 0x2u	/* WRITE: MSG_OOB (a hash state to restore) */
+#define UALG_RFC_FLAGS_ALL 0x3u
+struct ualg_rfc_io {
+	uint32_t flags;		/* UALG_RFC_*; zero for READ */
+	uint32_t len;		/* WRITE: bytes that follow; READ: bytes wanted */
 };
 
 /* DESCRIBE reply (result 0): lets a program that inherited the fd across

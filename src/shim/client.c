@@ -151,6 +151,8 @@ static int reply_ok(const struct xact *x, const struct ualg_hdr *h, ssize_t n, s
 		return h->result < 0 ? data == 0 : data == sizeof(struct ualg_shm_setup_reply);
 	if (x->type == UALG_MSG_DESCRIBE)
 		return h->result < 0 ? data == 0 : data == sizeof(struct ualg_describe);
+	if (x->type == UALG_MSG_RFC_READ)
+		return h->result < 0 ? data == 0 : (size_t)h->result == data;
 	if (x->type == UALG_MSG_RECV)
 		/* An AEAD answer longer than a frame fills it; the rest
 		 * follows on request (UALG_RECV_REST). */
@@ -185,7 +187,8 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 		return r == -EPIPE || r == -ECONNREFUSED ? -ECONNRESET : r;
 	}
 	if (x->type == UALG_MSG_SEND_SHM || x->type == UALG_MSG_RECV_SHM ||
-	    x->type == UALG_MSG_SEND || x->type == UALG_MSG_RECV)
+	    x->type == UALG_MSG_SEND || x->type == UALG_MSG_RECV ||
+	    x->type == UALG_MSG_RFC_WRITE || x->type == UALG_MSG_RFC_READ)
 		poll_reply(fd, x->data_len);
 	ssize_t n = recv_reply(fd, x, &h, true);
 	if (n == -EINTR)

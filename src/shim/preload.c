@@ -156,6 +156,8 @@ EXPORT int socket(int domain, int type, int protocol)
 	int base = type & 0xf;
 	if (base > 10)		/* type >= SOCK_MAX */
 		return fail(EINVAL);
+	if (base == SOCK_STREAM && rfc_enabled())
+		return rfc_socket(type, protocol);	/* RFC mode, issue 9 */
 	if (base != SOCK_SEQPACKET)
 		return fail(ESOCKTNOSUPPORT);
 	if (protocol != 0)
@@ -348,6 +350,8 @@ EXPORT int setsockopt(int fd, int level, int optname, const void *val, socklen_t
 		return set_sndbuf(fd, a, val, len);
 	if (!a || level == SOL_SOCKET)
 		return real.setsockopt(fd, level, optname, val, len);
+	if (a->rfc)
+		return rfc_setsockopt(fd, a, level, optname, val, len);
 	if ((int)len < 0)
 		return fail(EINVAL);
 	if (a->op)
@@ -438,6 +442,7 @@ static int do_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *al
 		real.close(x.rfd);
 		return fail(ENOMEM);
 	}
+	afd_get(x.rfd)->rfc = a->rfc;
 	return x.rfd;
 }
 
@@ -465,7 +470,10 @@ EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 EXPORT int listen(int fd, int backlog)
 {
 	shim_resolve();
-	return afd_get(fd) ? fail(EOPNOTSUPP) : next.listen(fd, backlog);
+	struct afd *a = afd_get(fd);
+	if (a && a->rfc)
+		return rfc_listen(fd, a);
+	return a ? fail(EOPNOTSUPP) : next.listen(fd, backlog);
 }
 
 EXPORT int getsockname(int fd, struct sockaddr *addr, socklen_t *len)
@@ -619,6 +627,8 @@ static ssize_t do_send(int fd, struct afd *a, const struct iovec *iov, size_t ni
 		ssize_t s = netlink_send(a, buf, n);
 		return s < 0 ? sfail((int)-s) : (ssize_t)total;
 	}
+	if (a->rfc)
+		return rfc_send(fd, a, iov, niov, flags);
 	if (nonblocking(fd))
 		flags |= MSG_DONTWAIT;
 	struct iov_cursor cur = { iov, niov, 0, 0 };
@@ -1047,6 +1057,11 @@ static ssize_t do_recv(int fd, struct afd *a, const struct iovec *iov, size_t ni
 		if (n >= 0 && msg_flags)
 			*msg_flags = m.msg_flags;
 		return n;
+	}
+	if (a->rfc) {
+		if (msg_flags)
+			*msg_flags = 0;
+		return rfc_recv(fd, a, iov, niov, flags);
 	}
 	size_t total;
 	int r = iov_total(iov, niov, &total);

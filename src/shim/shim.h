@@ -23,6 +23,7 @@ struct afd {
 	atomic_uint refs;	/* fds in the table */
 	pthread_mutex_t lock;	/* one transaction at a time per socket */
 	bool op;		/* an accept()ed operation socket */
+	bool rfc;		/* RFC mode (rfc.c): a SOCK_STREAM transform socket or its op */
 	char type[14];		/* salg_type once bound ("hash", "skcipher") */
 	int nl_peer;		/* NETLINK_CRYPTO: our end of the pair, else -1 */
 	int sndbuf;		/* sk_sndbuf as SO_SNDBUF set it; 0: not set */
@@ -116,6 +117,15 @@ void epoll_forget(int fd);
 /* read()/write() of an emulated socket over iovecs (AIO, aio.c). */
 ssize_t shim_op_read(int fd, struct afd *a, const struct iovec *iov, size_t niov);
 ssize_t shim_op_write(int fd, struct afd *a, const struct iovec *iov, size_t niov);
+
+/* rfc.c: RFC mode (issue 9).  rfc_enabled(): the program opted in
+ * (UALG_RFC=1); then socket(AF_ALG, SOCK_STREAM, 0) is rfc_socket(). */
+bool rfc_enabled(void);
+int rfc_socket(int type, int protocol);
+int rfc_listen(int fd, struct afd *a);
+int rfc_setsockopt(int fd, struct afd *a, int level, int optname, const void *val, socklen_t len);
+ssize_t rfc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, int flags);
+ssize_t rfc_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov, int flags);
 
 /* inherit.c: adopts the algd connections a program inherited across
  * execve, which leaves the fd table empty.  Run once at load. */

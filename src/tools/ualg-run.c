@@ -22,11 +22,13 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: ualg-run [--private] [-v] [--supervise] [--] PROGRAM [ARGS...]\n"
+	fputs("usage: ualg-run [--private] [--rfc] [-v] [--supervise] [--] PROGRAM [ARGS...]\n"
 	      "Runs PROGRAM with AF_ALG served by algd: the one at $UALG_SOCKET, else at\n"
 	      "the user's default path or the system's (" UALG_SYSTEM_SOCKET "), if one\n"
 	      "answers; else a private one for this run.\n"
 	      "  --private   always start a private algd\n"
+	      "  --rfc       RFC mode (UALG_RFC=1): SOCK_STREAM AF_ALG sockets as the\n"
+	      "              2010 design mail has them; SOCK_SEQPACKET ones are unchanged\n"
 	      "  -v          make a private algd log to stderr\n"
 	      "  --supervise serve PROGRAM's raw system calls (static binaries, Go)\n"
 	      "              through seccomp user notification instead of LD_PRELOAD\n"
@@ -187,6 +189,8 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--")) {
 			i++;
 			break;
+		} else if (!strcmp(argv[i], "--rfc")) {
+			setenv("UALG_RFC", "1", 1);	/* read by the shim */
 		} else if (!strcmp(argv[i], "--private")) {
 			private_daemon = true;
 		} else if (!strcmp(argv[i], "--supervise")) {

@@ -74,6 +74,22 @@ def recv_shm(off, n, total=None):
                  struct.pack("=QQ", off, n))
 
 
+RFC_MODE, RFC_LISTEN, RFC_WRITE, RFC_READ = 96, 97, 98, 99	# RFC mode, issue 9
+RFC_MORE, RFC_OOB = 0x1, 0x2
+
+
+def rfc_write(data, flags=0):
+    return frame(RFC_WRITE, struct.pack("=II", flags, len(data)) + data)
+
+
+def rfc_read(n):
+    return frame(RFC_READ, struct.pack("=II", 0, n))
+
+
+def rfc_opt(name, value):
+    return frame(SETSOCKOPT, struct.pack("=iiIIII", SOL_ALG, name, len(value), 0, len(value), 0) + value)
+
+
 def seq(*parts):
     """fuzz_request's input: [target][len LE16][frame]..."""
     return b"".join(bytes([t]) + struct.pack("<H", len(f)) + f for t, f in parts)
@@ -178,6 +194,20 @@ SEEDS = {
         seq((0, hello()), (0, bind("akcipher", "ecdsa-nist-p256")), (0, setkey(b"\4" + b"\1" * 64, 6)),
             (0, frame(ACCEPT)), (1, send(b"\x30\x06\x02\x01\x01\x02\x01\x01" + b"d" * 32,
                                          SEND_FIRST | SEND_LAST | SEND_CTL, op=3)), (1, recv(64))),
+        seq((0, hello()), (0, frame(RFC_MODE)), (0, bind("hash", "hmac(sha256)")),
+            (0, rfc_opt(0x7510, b"k" * 32)), (0, frame(RFC_LISTEN)), (0, frame(ACCEPT)),
+            (1, rfc_write(b"abc", RFC_MORE)), (1, rfc_read(512)),
+            (1, rfc_write(b"U" * 512, RFC_OOB)), (1, rfc_write(b"def")), (1, rfc_read(32))),
+        seq((0, hello()), (0, frame(RFC_MODE)), (0, bind("skcipher", "cbc(aes)")),
+            (0, rfc_opt(0x7511, b"K" * 16)), (0, frame(RFC_LISTEN)), (0, frame(ACCEPT)),
+            (1, rfc_opt(0x7513, struct.pack("=i", 1))), (1, rfc_opt(0x7514, b"\0" * 16)),
+            (1, rfc_write(b"x" * 40, RFC_MORE)), (1, rfc_read(16)), (1, rfc_write(b"y" * 8)),
+            (1, rfc_read(64)), (1, frame(POLL))),
+        seq((0, hello()), (0, frame(RFC_MODE)), (0, bind("aead", "ccm(aes)")),
+            (0, rfc_opt(0x7512, b"K" * 16)), (0, frame(RFC_LISTEN)), (0, frame(ACCEPT)),
+            (1, rfc_opt(0x7515, struct.pack("=i", 1))), (1, rfc_opt(0x7516, b"\1" + b"\0" * 15)),
+            (1, rfc_write(b"p" * 24)), (0, frame(ACCEPT)), (1, rfc_write(b"a" * 32)),
+            (1, rfc_read(8)), (1, frame(POLL))),
     ],
 }
 

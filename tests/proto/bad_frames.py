@@ -80,7 +80,7 @@ bad = [
     ("a frame shorter than its header", b"\x01\x02\x03"),
     ("a length field larger than the frame", frame(BIND, b"x" * 8, length=4096)),
     ("a length field smaller than the frame", frame(BIND, b"x" * 64, length=20)),
-    ("an unknown message type", frame(99)),
+    ("an unknown message type", frame(30)),
     ("reply flags on a request", frame(ACCEPT, flags=1)),
     ("a non-zero reserved field", frame(ACCEPT, reserved=7)),
     ("a bind with a name length past the frame",

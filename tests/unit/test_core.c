@@ -591,6 +591,65 @@ static void test_fips(void)
 	ualg_core_exit();
 }
 
+/* Partial states (RFC mode): a state exported mid-message and imported
+ * into a fresh desc continues to the one-shot digest; bytes export could
+ * not have made are refused.  bad_at: an offset whose byte, set to bad,
+ * makes the state invalid (a buffer index past the block). */
+static void test_hash_export(const char *name, const char *driver, size_t keylen, size_t bad_at,
+			     uint8_t bad)
+{
+	int err;
+	uint8_t key[64], data[1000], one[UALG_MAX_DIGESTSIZE], split[UALG_MAX_DIGESTSIZE], st[512];
+	struct ualg_alg *a = ualg_alg_lookup_exportable(UALG_ALG_SHASH, name, &err);
+	struct ualg_tfm *t = a ? ualg_tfm_new(a, &err) : NULL;
+	struct ualg_hash_desc d = { 0 }, e = { 0 };
+
+	RAND_bytes(key, sizeof(key));
+	RAND_bytes(data, sizeof(data));
+	ok(a && !strcmp(a->driver, driver), "%s in RFC mode is %s", name, a ? a->driver : "nothing");
+	if (!t) {
+		ualg_alg_put(a);
+		return;
+	}
+	const size_t n = ualg_hash_statesize(t);
+	bool good = n && n <= sizeof(st) && (!keylen || !ualg_tfm_setkey(t, key, keylen)) &&
+		    !ualg_hash_digest(t, data, sizeof(data), one) && !ualg_hash_init(&d, t) &&
+		    !ualg_hash_update(&d, data, 333) && !ualg_hash_export(&d, st) &&
+		    !ualg_hash_import(&e, t, st, n) && !ualg_hash_update(&e, data + 333, 667) &&
+		    !ualg_hash_final(&e, split) && !memcmp(one, split, ualg_hash_digestsize(t));
+	ok(good, "%s: exported after 333 bytes, imported, finished = one-shot digest", driver);
+	ok(ualg_hash_import(&e, t, st, n - 1) == -EINVAL && ualg_hash_import(&e, t, st, n + 1) == -EINVAL,
+	   "%s: a state one byte short or long is EINVAL", driver);
+	memset(st + bad_at, 0, 4);
+	st[bad_at] = bad;
+	ok(ualg_hash_import(&e, t, st, n) == -EINVAL && !e.state, "%s: a buffer index of %u is EINVAL",
+	   driver, bad);
+	ualg_hash_exit(&d);
+	ualg_hash_exit(&e);
+	ualg_tfm_free(t);
+	ualg_alg_put(a);
+}
+
+static void test_exportable_lookup(void)
+{
+	int err;
+	struct ualg_alg *a = ualg_alg_lookup_exportable(UALG_ALG_SHASH, "md5", &err);
+	ok(!a && err == ENOENT, "md5 has no exporting driver: ENOENT");
+	a = ualg_alg_lookup_exportable(UALG_ALG_SHASH, "sha256-openssl", &err);
+	ok(!a && err == ENOENT, "sha256-openssl by driver name cannot export: ENOENT");
+	/* Offsets of index: nettle's sha256_ctx (state[8], count) and
+	 * sha512_ctx (state[8], count_low, count_high); cmac's buflen byte. */
+	test_hash_export("sha256", "sha256-nettle", 0, 40, 64);
+	test_hash_export("sha512", "sha512-nettle", 0, 80, 128);
+	test_hash_export("hmac(sha256)", "hmac(sha256-nettle)", 40, 40, 200);
+	test_hash_export("hmac(sha384)", "hmac(sha384-nettle)", 64, 80, 128);
+	test_hash_export("xcbc(aes)", "xcbc(aes-openssl)", 16, 32, 17);
+	test_hash_export("cmac(aes)", "cmac(aes-openssl)", 32, 32, 255);
+	a = lookup(UALG_ALG_SHASH, "hmac(sha256)", &err);
+	ok(a && !strcmp(a->driver, "hmac-sha256-openssl"), "with hmac(sha256-nettle) built, an ordinary lookup still picks OpenSSL");
+	ualg_alg_put(a);
+}
+
 int main(void)
 {
 	ok(ualg_core_init() == 0, "core initialises");
@@ -639,6 +698,7 @@ int main(void)
 	cross_check_authenc("authencesn(hmac(sha512),cbc(aes))", "hmac(sha512-openssl)", "cbc(aes-openssl)", true, 64);
 	test_broken_aead("gcm-aes-spoiltag", SPOIL_TAG);
 	test_broken_aead("gcm-aes-anytag", ACCEPT_ANY_TAG);
+	test_exportable_lookup();
 	ualg_core_exit();
 	test_fips();	/* last: FIPS mode cannot be left */
 	return tap_done();

@@ -15,6 +15,8 @@
 #include <nettle/ctr.h>
 #include <nettle/gcm.h>
 #include <nettle/nettle-meta.h>
+#include <nettle/sha2.h>
+#include <stddef.h>
 
 #define MODULE "nettle"
 
@@ -80,6 +82,40 @@ static void hash_exit(struct ualg_hash_desc *desc)
 	(void)desc;	/* tfm.c wipes the state */
 }
 
+/* Partial states (RFC mode): the context itself.  A forged one must not
+ * make update index past the buffer: index is the only field that
+ * addresses memory, and it must lie within the block. */
+static int hash_export(const struct ualg_hash_desc *desc, uint8_t *out)
+{
+	memcpy(out, desc->state, hash_of(desc)->context_size);
+	return 0;
+}
+
+static size_t index_offset(const struct nettle_hash *h)
+{
+	return h->block_size == SHA512_BLOCK_SIZE ? offsetof(struct sha512_ctx, index)
+						   : offsetof(struct sha256_ctx, index);
+}
+
+static int hash_import(struct ualg_hash_desc *desc, const uint8_t *in)
+{
+	const struct nettle_hash *h = hash_of(desc);
+	unsigned index;
+
+	memcpy(&index, in + index_offset(h), sizeof(index));
+	if (index >= h->block_size)
+		return -EINVAL;
+	memcpy(desc->state, in, h->context_size);
+	return 0;
+}
+
+/* Only the SHA-2 contexts, whose layout hash_import() knows, export. */
+static bool exports(const struct nettle_hash *h)
+{
+	return h == &nettle_sha224 || h == &nettle_sha256 || h == &nettle_sha384 ||
+	       h == &nettle_sha512;
+}
+
 static int register_hash(const char *name, const struct nettle_hash *h)
 {
 	char driver[UALG_MAX_ALG_NAME];
@@ -90,6 +126,9 @@ static int register_hash(const char *name, const struct nettle_hash *h)
 			.digestsize = h->digest_size, .descsize = h->context_size,
 			.init = hash_init, .update = hash_update, .final = hash_final,
 			.clone = hash_clone, .exit = hash_exit,
+			.statesize = exports(h) ? h->context_size : 0,
+			.export = exports(h) ? hash_export : NULL,
+			.import = exports(h) ? hash_import : NULL,
 		},
 	};
 

@@ -133,6 +133,32 @@ static int cmac_clone(struct ualg_hash_desc *dst, const struct ualg_hash_desc *s
 	return 0;
 }
 
+/* Partial states: mac, buf (block size each), then buflen in one byte,
+ * which may be 0..bs (a full buffer waits for final or more data). */
+static int cmac_export(const struct ualg_hash_desc *desc, uint8_t *out)
+{
+	const struct cmac_state *st = desc->state;
+	const size_t bs = desc->tfm->alg->blocksize;
+
+	memcpy(out, st->mac, bs);
+	memcpy(out + bs, st->buf, bs);
+	out[2 * bs] = (uint8_t)st->buflen;
+	return 0;
+}
+
+static int cmac_import(struct ualg_hash_desc *desc, const uint8_t *in)
+{
+	struct cmac_state *st = desc->state;
+	const size_t bs = desc->tfm->alg->blocksize;
+
+	if (in[2 * bs] > bs)
+		return -EINVAL;
+	memcpy(st->mac, in, bs);
+	memcpy(st->buf, in + bs, bs);
+	st->buflen = in[2 * bs];
+	return 0;
+}
+
 static void cmac_exit(struct ualg_hash_desc *desc)
 {
 	ualg_wipe(desc->state, sizeof(struct cmac_state));
@@ -164,6 +190,7 @@ static struct ualg_alg *mac_create(const char *tmpl, bool xcbc, const char *cons
 			.setkey = xcbc ? xcbc_setkey : cmac_setkey,
 			.init = cmac_init, .update = cmac_update, .final = cmac_final,
 			.clone = cmac_clone, .exit = cmac_exit,
+			.statesize = 2 * bs + 1, .export = cmac_export, .import = cmac_import,
 		};
 	}
 	ualg_alg_put(cipher);

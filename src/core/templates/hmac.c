@@ -102,6 +102,22 @@ static int hmac_tclone(struct ualg_hash_desc *dst, const struct ualg_hash_desc *
 	return ualg_hash_clone(&d->inner, &s->inner);
 }
 
+/* The inner hash's state is the whole state: the outer one is the key's. */
+static int hmac_texport(const struct ualg_hash_desc *desc, uint8_t *out)
+{
+	const struct hmac_tstate *st = desc->state;
+
+	return ualg_hash_export(&st->inner, out);
+}
+
+static int hmac_timport(struct ualg_hash_desc *desc, const uint8_t *in)
+{
+	const struct hmac_tctx *c = desc->tfm->ctx;
+	struct hmac_tstate *st = desc->state;
+
+	return ualg_hash_import(&st->inner, c->child, in, ualg_hash_statesize(c->child));
+}
+
 static void hmac_texit(struct ualg_hash_desc *desc)
 {
 	struct hmac_tstate *st = desc->state;
@@ -137,6 +153,11 @@ static struct ualg_alg *hmac_create(const char *const *args, unsigned nargs, int
 			.init = hmac_tinit, .update = hmac_tupdate, .final = hmac_tfinal,
 			.clone = hmac_tclone, .exit = hmac_texit,
 		};
+		if (hash->u.shash.export && hash->u.shash.import) {
+			inst->u.shash.statesize = hash->u.shash.statesize;
+			inst->u.shash.export = hmac_texport;
+			inst->u.shash.import = hmac_timport;
+		}
 	}
 	ualg_alg_put(hash);
 	return inst;

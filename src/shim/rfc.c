@@ -1,0 +1,219 @@
+/* RFC mode (issue 9, src/lib/ualg_rfc.h) in the shim: SOCK_STREAM
+ * transform sockets when the program opted in (UALG_RFC=1, ualg-run
+ * --rfc), listen(), options on op fds, and op fds that behave like pipes.
+ *
+ * algd never makes an RFC request wait: a write into a full buffer or a
+ * read with nothing ready is answered -EAGAIN, and the shim waits here,
+ * between transactions, so that the socket is free for another thread of
+ * the program meanwhile: a reader thread can relieve a blocked writer, as
+ * the mail wants for ciphers.  The wait is a short sleep and a retry (no
+ * notification from algd yet); a signal ends it with EINTR, or with the
+ * count already moved. */
+#include "shim.h"
+#include "../lib/ualg_rfc.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <linux/if_alg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef SOL_ALG
+#define SOL_ALG 279
+#endif
+
+#define RFC_WAIT_NS 200000L	/* between retries of a blocked call */
+
+static ssize_t rfail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+bool rfc_enabled(void)
+{
+	const char *e = getenv("UALG_RFC");
+	return e && !strcmp(e, "1");
+}
+
+int rfc_socket(int type, int protocol)
+{
+	if (protocol != 0)
+		return (int)rfail(EPROTONOSUPPORT);
+	int fd = client_connect(type);
+	if (fd < 0)
+		return (int)rfail(-fd);
+	if (afd_track(fd, false, NULL)) {
+		real.close(fd);
+		return (int)rfail(ENOMEM);
+	}
+	struct afd *a = afd_get(fd);
+	struct xact x = { .type = UALG_MSG_RFC_MODE };
+	int r = client_xact(a, fd, &x);
+	if (r < 0) {
+		afd_untrack(fd);
+		real.close(fd);
+		return (int)rfail(-r);
+	}
+	a->rfc = true;
+	return fd;
+}
+
+int rfc_listen(int fd, struct afd *a)
+{
+	if (a->op)
+		return (int)rfail(EOPNOTSUPP);
+	struct xact x = { .type = UALG_MSG_RFC_LISTEN };
+	int r = client_xact(a, fd, &x);
+	return r < 0 ? (int)rfail(-r) : 0;
+}
+
+/* Every RFC option's value travels (ALG_SET_AEAD_AUTHSIZE's size is optlen
+ * itself, as in the kernel); algd decides. */
+int rfc_setsockopt(int fd, struct afd *a, int level, int optname, const void *val, socklen_t len)
+{
+	if ((int)len < 0)
+		return (int)rfail(EINVAL);
+	struct ualg_sockopt o = { level, optname, len, 0, 0, 0 };
+	uint8_t *buf = NULL;
+	if (level == SOL_ALG && optname != ALG_SET_AEAD_AUTHSIZE) {
+		if (len >= UALG_SOCKOPT_MAX)
+			o.flags = UALG_SOCKOPT_TOOBIG;
+		else if (!(buf = malloc(len ? len : 1)))
+			return (int)rfail(ENOMEM);
+		else if (copy_in(buf, val, len))
+			o.flags = UALG_SOCKOPT_FAULT;
+		else
+			o.vallen = len;
+	}
+	struct iovec parts[2] = { { &o, sizeof(o) }, { buf, o.vallen } };
+	struct xact x = { .type = UALG_MSG_SETSOCKOPT, .parts = parts, .nparts = 2 };
+	int r = client_xact(a, fd, &x);
+	if (buf) {
+		explicit_bzero(buf, len);	/* perhaps a key */
+		free(buf);
+	}
+	return r < 0 ? (int)rfail(-r) : 0;
+}
+
+static bool rfc_nonblocking(int fd, int flags)
+{
+	int fl = real.fcntl(fd, F_GETFL);
+	return (flags & MSG_DONTWAIT) || (fl >= 0 && (fl & O_NONBLOCK));
+}
+
+static int wait_a_little(void)
+{
+	struct timespec ts = { 0, RFC_WAIT_NS };
+	return nanosleep(&ts, NULL) ? -errno : 0;
+}
+
+static int total_of(const struct iovec *iov, size_t niov, size_t *total)
+{
+	*total = 0;
+	for (size_t i = 0; i < niov; i++) {
+		if (iov[i].iov_len > SSIZE_MAX - *total)
+			return -EINVAL;
+		*total += iov[i].iov_len;
+	}
+	return 0;
+}
+
+/* Copies n bytes from offset off of the iovecs (in) or to them (!in). */
+static int iov_move(const struct iovec *iov, size_t niov, size_t off, uint8_t *buf, size_t n, bool in)
+{
+	for (size_t i = 0; i < niov && n; i++) {
+		if (off >= iov[i].iov_len) {
+			off -= iov[i].iov_len;
+			continue;
+		}
+		size_t k = iov[i].iov_len - off < n ? iov[i].iov_len - off : n;
+		uint8_t *p = (uint8_t *)iov[i].iov_base + off;
+		if (in ? copy_in(buf, p, k) : copy_out(p, buf, k))
+			return -EFAULT;
+		buf += k;
+		n -= k;
+		off = 0;
+	}
+	return 0;
+}
+
+/* What a call that moved done bytes and then met err returns. */
+static ssize_t moved_or(size_t done, int err)
+{
+	return done ? (ssize_t)done : rfail(err);
+}
+
+ssize_t rfc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, int flags)
+{
+	uint8_t buf[UALG_DATA_MAX];
+	size_t total, done = 0;
+
+	if (total_of(iov, niov, &total))
+		return rfail(EINVAL);
+	const bool oob = flags & MSG_OOB, dontwait = rfc_nonblocking(fd, flags);
+	if (oob && total > UALG_RFC_STATE_LEN)
+		return rfail(EINVAL);	/* a state comes in one frame */
+	do {
+		const size_t n = total - done < sizeof(buf) ? total - done : sizeof(buf);
+		if (iov_move(iov, niov, done, buf, n, true))
+			return moved_or(done, EFAULT);
+		struct ualg_rfc_io m = {
+			.flags = ((flags & MSG_MORE) || done + n < total ? UALG_RFC_MORE : 0) |
+				 (oob ? UALG_RFC_OOB : 0),
+			.len = (uint32_t)n,
+		};
+		struct iovec parts[2] = { { &m, sizeof(m) }, { buf, n } };
+		struct xact x = { .type = UALG_MSG_RFC_WRITE, .parts = parts, .nparts = 2,
+				  .data_len = n };
+		int r = client_xact(a, fd, &x);
+		if (r > 0 || (r == 0 && n == 0)) {
+			done += (size_t)r;
+			if (n == 0)
+				break;
+			continue;
+		}
+		if (r != -EAGAIN && r != 0)
+			return moved_or(done, -r);
+		if (dontwait)
+			return moved_or(done, EAGAIN);
+		if ((r = wait_a_little()))
+			return moved_or(done, -r);
+	} while (done < total);
+	explicit_bzero(buf, sizeof(buf));
+	return (ssize_t)done;
+}
+
+ssize_t rfc_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov, int flags)
+{
+	uint8_t buf[UALG_DATA_MAX];
+	size_t total;
+
+	if (total_of(iov, niov, &total))
+		return rfail(EINVAL);
+	if (!total)
+		return 0;
+	const bool dontwait = rfc_nonblocking(fd, flags);
+	struct ualg_rfc_io m = { 0, (uint32_t)(total < sizeof(buf) ? total : sizeof(buf)) };
+	for (;;) {
+		struct iovec part = { &m, sizeof(m) }, body = { buf, m.len };
+		struct xact x = { .type = UALG_MSG_RFC_READ, .parts = &part, .nparts = 1,
+				  .rbody = &body, .nrbody = 1, .data_len = m.len };
+		int r = client_xact(a, fd, &x);
+		if (r >= 0) {
+			if ((size_t)r != x.rlen)
+				return rfail(EPROTO);
+			int e = iov_move(iov, niov, 0, buf, (size_t)r, false);
+			explicit_bzero(buf, (size_t)r);
+			return e ? rfail(EFAULT) : r;
+		}
+		if (r != -EAGAIN)
+			return rfail(-r);
+		if (dontwait)
+			return rfail(EAGAIN);
+		if ((r = wait_a_little()))
+			return rfail(-r);
+	}
+}
