@@ -1061,6 +1061,15 @@ static const int fd_calls[] = {
 	SCMP_SYS(dup), SCMP_SYS(dup2), SCMP_SYS(dup3), SCMP_SYS(splice), SCMP_SYS(sendfile),
 };
 
+/* libseccomp's one-datum SCMP_A<n>_32(EQ, v) leaves datum_b to the
+ * compiler, which clang's -Wmissing-field-initializers rejects; spell the
+ * same comparison out. */
+static struct scmp_arg_cmp arg32_eq(unsigned int arg, uint32_t value)
+{
+	struct scmp_arg_cmp c = { .arg = arg, .op = SCMP_CMP_EQ, .datum_a = value, .datum_b = 0 };
+	return c;
+}
+
 /* The filter as a BPF program: default ALLOW; NOTIFY for socket(AF_ALG),
  * socket(AF_NETLINK, *, NETLINK_CRYPTO), and the fd calls with an fd in
  * the range (a single masked compare of the low 32 bits: the range is
@@ -1078,10 +1087,10 @@ static int build_filter(struct sock_fprog *prog)
 	if (!r)
 		r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	if (!r)
-		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1, SCMP_A0_32(SCMP_CMP_EQ, AF_ALG));
+		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1, arg32_eq(0, AF_ALG));
 	if (!r)
-		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 2, SCMP_A0_32(SCMP_CMP_EQ, AF_NETLINK),
-				     SCMP_A2_32(SCMP_CMP_EQ, NETLINK_CRYPTO_));
+		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 2, arg32_eq(0, AF_NETLINK),
+				     arg32_eq(2, NETLINK_CRYPTO_));
 	for (size_t i = 0; !r && i < sizeof(fd_calls) / sizeof(fd_calls[0]); i++)
 		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, fd_calls[i], 1,
 				     SCMP_A0_32(SCMP_CMP_MASKED_EQ, mask, fd_base));
