@@ -189,6 +189,13 @@ int afalg_tx_accept(struct alg_sock *op, const struct alg_sock *from);
 unsigned afalg_tx_poll(const struct alg_sock *op);
 void afalg_tx_release(struct alg_sock *op);
 
+/* One whole (de)compression into a buffer of its own (*out, to free):
+ * -EBADMSG for an invalid stream, -EFBIG for output past
+ * AFALG_COMP_OUT_MAX, which is also the most ever allocated for it. */
+#define AFALG_COMP_OUT_MAX (1u << 20)
+int afalg_comp_bounded(struct ualg_tfm *tfm, bool compress, const uint8_t *src, size_t slen,
+		       uint8_t **out, size_t *outlen);
+
 extern const struct alg_type afalg_type_hash, afalg_type_skcipher, afalg_type_aead,
 	afalg_type_rng, afalg_type_akcipher, afalg_type_kpp, afalg_type_comp;
 
@@ -197,7 +204,7 @@ extern const struct alg_type afalg_type_hash, afalg_type_skcipher, afalg_type_ae
  * afalg_rfc_find_type(), setsockopt and accept go to the functions below.
  * Writes and reads never wait: -EAGAIN, and the shim blocks. */
 extern const struct alg_type afalg_type_rfc_hash, afalg_type_rfc_skcipher, afalg_type_rfc_aead,
-	afalg_type_rfc_ad;
+	afalg_type_rfc_ad, afalg_type_rfc_comp;
 int afalg_rfc_mode(struct alg_sock *sk);
 int afalg_rfc_listen(struct alg_sock *sk);
 int afalg_rfc_bound(struct alg_sock *sk);	/* after a bind: the new tfm has no key */

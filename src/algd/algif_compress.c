@@ -8,7 +8,7 @@
  * read of the last output).
  *
  * A stream that is not valid fails the first read with EBADMSG; one that
- * would expand past COMP_OUT_MAX (1 MiB) fails it with EFBIG, without
+ * would expand past AFALG_COMP_OUT_MAX (1 MiB) fails it with EFBIG, without
  * more than that ever being allocated for it: no output either way. */
 #include "afalg.h"
 
@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define COMP_OUT_MAX (1u << 20)
 #define COMP_OUT_MIN (64u << 10)
 
 struct comp_ctx {
@@ -51,31 +50,31 @@ static int comp_send(struct alg_sock *op, const struct afalg_send *s, struct afa
 
 /* Decompression retries with twice the room while the output does not
  * fit, up to the limit; compression's output always fits its bound. */
-static int run_bounded(struct ualg_tfm *tfm, bool compress, const uint8_t *src, size_t slen,
-		       struct comp_ctx *c)
+int afalg_comp_bounded(struct ualg_tfm *tfm, bool compress, const uint8_t *src, size_t slen,
+		       uint8_t **out, size_t *outlen)
 {
 	size_t cap = compress ? slen + slen / 8 + 1024 : 4 * slen;
 
 	if (cap < COMP_OUT_MIN)
 		cap = COMP_OUT_MIN;
 	for (;;) {
-		if (cap > COMP_OUT_MAX)
-			cap = COMP_OUT_MAX;
+		if (cap > AFALG_COMP_OUT_MAX)
+			cap = AFALG_COMP_OUT_MAX;
 		uint8_t *buf = malloc(cap);
 		if (!buf)
 			return -ENOMEM;
 		size_t n = cap;
 		int r = ualg_comp_run(tfm, compress, src, slen, buf, &n);
 		if (!r) {
-			c->out = buf;
-			c->out_len = n;
+			*out = buf;
+			*outlen = n;
 			return 0;
 		}
 		ualg_wipe(buf, cap);
 		free(buf);
 		if (r != -ENOSPC)
 			return r;
-		if (cap == COMP_OUT_MAX)
+		if (cap == AFALG_COMP_OUT_MAX)
 			return -EFBIG;
 		cap *= 2;
 	}
@@ -93,7 +92,8 @@ static int comp_recv(struct alg_sock *op, uint8_t *out, size_t len, bool dontwai
 		int r = afalg_tx_whole(&c->tx, dontwait, &data);
 		if (r)
 			return r;
-		r = run_bounded(afalg_tfm(op), c->tx.op == ALG_OP_ENCRYPT, data, c->tx.used, c);
+		r = afalg_comp_bounded(afalg_tfm(op), c->tx.op == ALG_OP_ENCRYPT, data, c->tx.used,
+				       &c->out, &c->out_len);
 		afalg_tx_pull_all(&c->tx);
 		if (r)
 			return r;

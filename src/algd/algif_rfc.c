@@ -8,7 +8,8 @@
  *
  * One context serves every RFC type: an input queue, an output queue, and
  * per type the hash state, or the direction and IV of a cipher, or the
- * associated-data queue of an AEAD op (filled through its AD socket). */
+ * associated-data queue of an AEAD op (filled through its AD socket), or
+ * the direction of a compression op. */
 #include "afalg.h"
 #include "rfc_state.h"
 #include "ualg_rfc.h"
@@ -41,8 +42,8 @@ struct rfc_queue {
 
 struct rfc_op {
 	struct rfc_queue in, out;
-	bool ended;		/* skcipher: a write without MSG_MORE ended the message */
-	bool enc;
+	bool ended;		/* skcipher, compression: a write without MSG_MORE ended the message */
+	bool enc;		/* encrypt, or compress */
 	uint8_t iv[UALG_MAX_IVSIZE];
 	/* hash */
 	struct ualg_hash_desc desc;
@@ -386,6 +387,69 @@ static unsigned ad_poll(const struct alg_sock *ad)
 	return room(ad, &ctx_of(op)->ad) ? POLLOUT | POLLWRNORM : 0;
 }
 
+/* ---- compression ----------------------------------------------------- */
+
+/* "Ciphers/compression are pretty much the same": written bytes queue,
+ * a write without MSG_MORE ends the message, and the first read after it
+ * runs the whole (de)compression (the kernel's formats are blocks, not
+ * streams).  One message at a time: while an ended message waits for its
+ * read, writes wait too (the seed's "whenever the write blocks start
+ * reading"), so that two messages never run as one. */
+static int comp_write(struct alg_sock *op, const uint8_t *data, size_t len, bool more, bool oob)
+{
+	struct rfc_op *c = ctx_of(op);
+	size_t taken;
+
+	if (oob)
+		return -EOPNOTSUPP;
+	if (c->ended)
+		return -EAGAIN;
+	int r = queue_write(op, &c->in, data, len, &taken);
+	if (r >= 0)
+		c->ended = !more && taken == len;
+	return r;
+}
+
+/* The output replaces the (empty) output queue; a stream that does not
+ * decode gives EBADMSG, one that expands too far EFBIG, and in both cases
+ * no output, and the message is dropped. */
+static int comp_run(struct alg_sock *op)
+{
+	struct rfc_op *c = ctx_of(op);
+	uint8_t *out = NULL;
+	size_t n = 0;
+	int r = afalg_comp_bounded(afalg_tfm(op), c->enc, queue_data(&c->in), c->in.used, &out, &n);
+
+	queue_pull(&c->in, c->in.used);
+	c->ended = false;
+	if (r)
+		return r;
+	queue_free(&c->out);
+	c->out = (struct rfc_queue){ .buf = out, .used = n, .cap = n };
+	return 0;
+}
+
+static int comp_read(struct alg_sock *op, uint8_t *out, size_t len)
+{
+	struct rfc_op *c = ctx_of(op);
+
+	if (!c->out.used) {
+		if (!c->ended)
+			return -EAGAIN;
+		int r = comp_run(op);
+		if (r)
+			return r;
+	}
+	return queue_take(&c->out, out, len);	/* 0: an empty result */
+}
+
+static unsigned comp_poll(const struct alg_sock *op)
+{
+	const struct rfc_op *c = ctx_of(op);
+	unsigned m = c->out.used || c->ended ? POLLIN | POLLRDNORM : 0;
+	return m | (!c->ended && room(op, &c->in) ? POLLOUT | POLLWRNORM : 0);
+}
+
 /* ---- the alg_type glue ----------------------------------------------- */
 
 struct rfc_ops {
@@ -397,6 +461,7 @@ static const struct rfc_ops hash_ops = { hash_write, hash_read };
 static const struct rfc_ops sk_ops = { sk_write, sk_read };
 static const struct rfc_ops aead_ops = { aead_write, aead_read };
 static const struct rfc_ops ad_ops = { ad_write, ad_read };
+static const struct rfc_ops comp_ops = { comp_write, comp_read };
 
 static const struct rfc_ops *ops_of(const struct alg_sock *sk);
 
@@ -467,6 +532,8 @@ const struct alg_type afalg_type_rfc_skcipher =
 	RFC_TYPE("skcipher", UALG_ALG_SKCIPHER, rfc_accept, sk_poll);
 const struct alg_type afalg_type_rfc_aead = RFC_TYPE("aead", UALG_ALG_AEAD, rfc_aead_accept, aead_poll);
 const struct alg_type afalg_type_rfc_ad = RFC_TYPE("aead", UALG_ALG_AEAD, rfc_accept, ad_poll);
+const struct alg_type afalg_type_rfc_comp =
+	RFC_TYPE("compression", UALG_ALG_COMP, rfc_accept, comp_poll);
 
 static const struct rfc_ops *ops_of(const struct alg_sock *sk)
 {
@@ -476,6 +543,8 @@ static const struct rfc_ops *ops_of(const struct alg_sock *sk)
 		return &sk_ops;
 	if (sk->type == &afalg_type_rfc_aead)
 		return &aead_ops;
+	if (sk->type == &afalg_type_rfc_comp)
+		return &comp_ops;
 	return sk->type == &afalg_type_rfc_ad ? &ad_ops : NULL;
 }
 
@@ -483,6 +552,7 @@ const struct alg_type *afalg_rfc_find_type(const char *name)
 {
 	static const struct alg_type *const types[] = {
 		&afalg_type_rfc_hash, &afalg_type_rfc_skcipher, &afalg_type_rfc_aead,
+		&afalg_type_rfc_comp,
 	};
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		if (!strcmp(types[i]->name, name))
@@ -626,7 +696,10 @@ int afalg_rfc_setsockopt(struct alg_sock *sk, int level, int optname, const stru
 		return tfm_option(sk, optname, v);
 	const bool sk_type = sk->type == &afalg_type_rfc_skcipher;
 	const bool aead = sk->type == &afalg_type_rfc_aead;
+	const bool comp = sk->type == &afalg_type_rfc_comp;
 	switch (optname) {
+	case ALG_COMPRESS_OP:
+		return comp ? op_option(sk, true, v) : -ENOPROTOOPT;
 	case ALG_SKCIPHER_OP:
 	case ALG_SKCIPHER_SET_IV:
 		return sk_type ? op_option(sk, optname == ALG_SKCIPHER_OP, v) : -ENOPROTOOPT;

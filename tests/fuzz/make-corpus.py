@@ -208,6 +208,11 @@ SEEDS = {
             (1, rfc_opt(0x7515, struct.pack("=i", 1))), (1, rfc_opt(0x7516, b"\1" + b"\0" * 15)),
             (1, rfc_write(b"p" * 24)), (0, frame(ACCEPT)), (1, rfc_write(b"a" * 32)),
             (1, rfc_read(8)), (1, frame(POLL))),
+        seq((0, hello()), (0, frame(RFC_MODE)), (0, bind("compression", "deflate")),
+            (0, frame(RFC_LISTEN)), (0, frame(ACCEPT)), (1, rfc_opt(0x7517, struct.pack("=i", 1))),
+            (1, rfc_write(b"abc" * 40, RFC_MORE)), (1, rfc_write(b"def")), (1, rfc_write(b"g")),
+            (1, frame(POLL)), (1, rfc_read(16)), (1, rfc_read(4096)),
+            (1, rfc_opt(0x7517, struct.pack("=i", 0))), (1, rfc_write(b"\xff" * 9)), (1, rfc_read(64))),
     ],
 }
 
