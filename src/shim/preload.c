@@ -628,7 +628,7 @@ static ssize_t do_send(int fd, struct afd *a, const struct iovec *iov, size_t ni
 		return s < 0 ? sfail((int)-s) : (ssize_t)total;
 	}
 	if (a->rfc)
-		return rfc_send(fd, a, iov, niov, flags);
+		return rfc_send(fd, a, iov, niov, ctl, flags);
 	if (nonblocking(fd))
 		flags |= MSG_DONTWAIT;
 	struct iov_cursor cur = { iov, niov, 0, 0 };

@@ -146,7 +146,36 @@ static ssize_t moved_or(size_t done, int err)
 	return done ? (ssize_t)done : rfail(err);
 }
 
-ssize_t rfc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, int flags)
+/* The mail: op and IV "may also be set through sendmsg(2) cmsgs".  The
+ * kernel's ALG_SET_OP and ALG_SET_IV act as the type's options, IV first
+ * so that a refused op value changes nothing; hash op fds ignore cmsgs as
+ * algif_hash does, and ALG_SET_AEAD_ASSOCLEN has no meaning here (the
+ * associated data has its own fd). */
+static int rfc_apply_ctl(int fd, struct afd *a, const struct shim_ctl *ctl)
+{
+	if (!ctl || !ctl->present || !strcmp(a->type, "hash"))
+		return 0;
+	if (ctl->invalid)
+		return -EINVAL;
+	const bool aead = !strcmp(a->type, "aead"), comp = !strcmp(a->type, "compression");
+	const int32_t op = (int32_t)ctl->op;
+	if (ctl->has_op && op != ALG_SKCIPHER_OP_ENCRYPT && op != ALG_SKCIPHER_OP_DECRYPT)
+		return -EINVAL;
+	if (ctl->has_iv && comp && ctl->ivlen)
+		return -EINVAL;		/* af_alg_sendmsg(): ivlen != ivsize (0) */
+	if (ctl->has_iv && !comp &&
+	    rfc_setsockopt(fd, a, SOL_ALG, aead ? ALG_AEAD_SET_IV : ALG_SKCIPHER_SET_IV, ctl->iv,
+			   ctl->ivlen))
+		return -errno;
+	if (ctl->has_op &&
+	    rfc_setsockopt(fd, a, SOL_ALG, aead ? ALG_AEAD_OP : comp ? ALG_COMPRESS_OP : ALG_SKCIPHER_OP,
+			   &op, sizeof(op)))
+		return -errno;
+	return 0;
+}
+
+ssize_t rfc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov,
+		 const struct shim_ctl *ctl, int flags)
 {
 	uint8_t buf[UALG_DATA_MAX];
 	size_t total, done = 0;
@@ -156,6 +185,9 @@ ssize_t rfc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, in
 	const bool oob = flags & MSG_OOB, dontwait = rfc_nonblocking(fd, flags);
 	if (oob && total > UALG_RFC_STATE_LEN)
 		return rfail(EINVAL);	/* a state comes in one frame */
+	int e = rfc_apply_ctl(fd, a, ctl);
+	if (e)
+		return rfail(-e);
 	do {
 		const size_t n = total - done < sizeof(buf) ? total - done : sizeof(buf);
 		if (iov_move(iov, niov, done, buf, n, true))

@@ -95,7 +95,7 @@ void shm_forget(struct afd *a);
 
 /* Parsed control data of one sendmsg(), as af_alg_cmsg_send(). */
 struct shim_ctl {
-	bool present, invalid, has_iv;
+	bool present, invalid, has_iv, has_op;
 	uint32_t op, assoclen, ivlen;
 	uint8_t iv[UALG_IV_MAX];
 };
@@ -124,7 +124,8 @@ bool rfc_enabled(void);
 int rfc_socket(int type, int protocol);
 int rfc_listen(int fd, struct afd *a);
 int rfc_setsockopt(int fd, struct afd *a, int level, int optname, const void *val, socklen_t len);
-ssize_t rfc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, int flags);
+ssize_t rfc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov,
+		 const struct shim_ctl *ctl, int flags);
 ssize_t rfc_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov, int flags);
 
 /* inherit.c: adopts the algd connections a program inherited across

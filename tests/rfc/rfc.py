@@ -3,13 +3,16 @@
 Run as `ualg-run --rfc python3 tests/rfc/rfc.py`.  Vectors: NIST CAVP CCM
 (python3-cryptography-vectors, VADT128.rsp), RFC 3602 case 1 (cbc(aes)),
 RFC 4231 case 2 (hmac(sha256)); digests of random data from Python's
-hashlib/hmac and ciphertexts from the cryptography package (real peers).
+hashlib/hmac, ciphertexts from the cryptography package, and compressed
+streams from Python's zlib and the zstd CLI (real peers).
 Prints TAP lines and 'N passed, N failed'."""
-import errno, hashlib, hmac, os, socket, struct, subprocess, sys, tempfile, threading
+import errno, hashlib, hmac, os, socket, struct, subprocess, sys, tempfile, threading, zlib
 
 ALG_HASH_SET_KEY, ALG_SKCIPHER_SET_KEY, ALG_AEAD_SET_KEY = 0x7510, 0x7511, 0x7512
 ALG_SKCIPHER_OP, ALG_SKCIPHER_SET_IV, ALG_AEAD_OP, ALG_AEAD_SET_IV = 0x7513, 0x7514, 0x7515, 0x7516
+ALG_COMPRESS_OP = 0x7517
 ENC, DEC = 1, 0
+COMPRESS, DECOMPRESS = 1, 0
 STATE_LEN = 512
 results = []
 
@@ -19,9 +22,9 @@ def check(name, ok, why=""):
     print(("ok - " if ok else "not ok - ") + name + (f" ({why})" if why and not ok else ""), flush=True)
 
 
-def err_of(f, *a):
+def err_of(f, *a, **kw):
     try:
-        f(*a)
+        f(*a, **kw)
         return 0
     except OSError as e:
         return e.errno
@@ -462,8 +465,169 @@ def test_aead():
           read_all(opa, 16) == AESCCM(key).encrypt(nonce, b"", a))
 
 
+# ---- op and IV through sendmsg cmsgs ---------------------------------------------
+
+def test_cmsgs():
+    K = bytes.fromhex("06a9214036b8a15b512e03d534120006")
+    IV = bytes.fromhex("3dafba429d9eb430b422da802c9fac41")
+    op, _ = tfm("skcipher", "cbc(aes)", K, ALG_SKCIPHER_SET_KEY).accept()
+    op.sendmsg_afalg([b"Single block msg"], op=ENC, iv=IV)
+    ct = op.recv(16)
+    check("cbc(aes) with ALG_SET_OP and ALG_SET_IV as cmsgs: RFC 3602 case 1",
+          ct.hex() == "e353779c1079aeb82708942dbe77181a", ct.hex())
+    op.sendmsg_afalg([ct], op=DEC, iv=IV)
+    check("... and decrypted on the same op fd by cmsgs", op.recv(16) == b"Single block msg")
+    e = err_of(op.sendmsg_afalg, [ct], op=ENC, iv=IV[:15])
+    check("a cmsg IV of 15 bytes on cbc(aes): EINVAL", e == errno.EINVAL, errno.errorcode.get(e, e))
+    e = err_of(op.sendmsg_afalg, [ct], op=2, iv=bytes(16))
+    op.send(ct)
+    # The IV chained to ct: decrypting ct again gives D(ct) ^ ct, where
+    # D(ct) = plaintext ^ IV; a zero IV taken from the refused cmsg would
+    # give D(ct) itself.
+    want = bytes(p ^ i ^ c for p, i, c in zip(b"Single block msg", IV, ct))
+    check("a cmsg op of 2: EINVAL, and neither its IV nor op is taken (the IV chains on)",
+          e == errno.EINVAL and op.recv(16) == want, errno.errorcode.get(e, e))
+    op.send(b"x" * 16, socket.MSG_MORE)
+    e = err_of(op.sendmsg_afalg, [b"y" * 16], op=ENC)
+    check("a cmsg while data waits: EBUSY", e == errno.EBUSY, errno.errorcode.get(e, e))
+    e = err_of(op.sendmsg, [b"z"], [(socket.SOL_ALG, 99, b"\0" * 4)])
+    check("an unknown SOL_ALG cmsg: EINVAL, as af_alg_cmsg_send()", e == errno.EINVAL,
+          errno.errorcode.get(e, e))
+    h, _ = hash_tfm("sha256").accept()
+    h.sendmsg_afalg([b"abc"], op=ENC, iv=b"whatever")
+    check("a hash op fd ignores cmsgs, as algif_hash does", h.recv(32) == hashlib.sha256(b"abc").digest())
+    v = [v for v in cavp_ccm() if v["Count"] == "320"][0]
+    key, nonce = bytes.fromhex(v["Key"]), bytes.fromhex(v["Nonce"])
+    iv = bytes([15 - len(nonce) - 1]) + nonce + bytes(16 - 1 - len(nonce))
+    _, aop, ad = ccm(key, False)
+    ad.send(bytes.fromhex(v["Adata"]))
+    aop.sendmsg_afalg([bytes.fromhex(v["Payload"])], op=ENC, iv=iv)
+    check("ccm(aes) with op and IV as cmsgs on opfd, AD on adfd: CAVP VADT128 count 320",
+          read_all(aop, len(v["CT"]) // 2).hex() == v["CT"])
+
+
+# ---- compression -------------------------------------------------------------------
+
+TEXT = b"".join(b"line %d of a text that repeats itself, as text does\n" % (i % 97) for i in range(3000))
+
+
+def comp_op(alg, mode):
+    op, _ = tfm("compression", alg).accept()
+    op.setsockopt(socket.SOL_ALG, ALG_COMPRESS_OP, struct.pack("i", mode))
+    return op
+
+
+def drain(op, piece=1000):
+    """The output of one message: the first read runs it (and may fail),
+    the rest is there at once: read in pieces until EAGAIN."""
+    out = op.recv(piece)
+    op.setblocking(False)
+    try:
+        while True:
+            out += op.recv(piece)
+    except BlockingIOError:
+        return out
+    finally:
+        op.setblocking(True)
+
+
+def comp_run(op, data, parts=3, piece=1000):
+    """data in parts (MSG_MORE but for the last), output read in pieces;
+    (output, errno or 0)."""
+    step = max(1, -(-len(data) // parts))
+    chunks = [data[i:i + step] for i in range(0, len(data), step)] or [b""]
+    try:
+        for i, c in enumerate(chunks):
+            op.sendall(c, socket.MSG_MORE if i < len(chunks) - 1 else 0)
+        return drain(op, piece), 0
+    except OSError as e:
+        return b"", e.errno
+
+
+def zstd_cli(args, data):
+    return subprocess.run(["zstd", "-q", "-c"] + args, input=data, stdout=subprocess.PIPE,
+                          check=True).stdout
+
+
+def test_compression():
+    out, e = comp_run(comp_op("deflate", COMPRESS), TEXT)
+    check("deflate: our stream (3 writes, 1000-byte reads) inflates with Python's zlib (raw, wbits -15)",
+          not e and len(out) < len(TEXT) // 4 and zlib.decompress(out, -15) == TEXT, f"{e} {len(out)}")
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    peer = c.compress(TEXT) + c.flush()
+    out, e = comp_run(comp_op("deflate", DECOMPRESS), peer, parts=5)
+    check("deflate: Python zlib's raw stream decompresses to its input", not e and out == TEXT, str(e))
+    out, e = comp_run(comp_op("zstd", DECOMPRESS), zstd_cli(["-19"], TEXT))
+    check("zstd: the zstd CLI's frame decompresses to its input", not e and out == TEXT, str(e))
+    out, e = comp_run(comp_op("zstd", COMPRESS), TEXT)
+    check("zstd: our frame decompresses with the zstd CLI", not e and zstd_cli(["-d"], out) == TEXT, str(e))
+    op, _ = tfm("compression", "deflate").accept()
+    op.sendmsg_afalg([TEXT], op=COMPRESS)
+    out = drain(op)
+    check("the op as an ALG_SET_OP cmsg (compress), as the mail allows",
+          zlib.decompress(out, -15) == TEXT)
+    op.sendmsg_afalg([out], op=DECOMPRESS)
+    check("... then decompress on the same op fd by cmsg", drain(op) == TEXT)
+    check("an ALG_SET_IV cmsg with an IV on a compression op fd: EINVAL",
+          err_of(op.sendmsg_afalg, [out], op=DECOMPRESS, iv=b"1234") == errno.EINVAL)
+    corrupt = bytearray(peer)
+    corrupt[len(corrupt) // 2] ^= 0xff
+    op = comp_op("deflate", DECOMPRESS)
+    out, e = comp_run(op, bytes(corrupt) + b"\xff" * 64)
+    op.setblocking(False)
+    check("a corrupt deflate stream: EBADMSG, and no output follows",
+          e == errno.EBADMSG and err_of(op.recv, 100) == errno.EAGAIN, errno.errorcode.get(e, e))
+    op.setblocking(True)
+    out, e = comp_run(op, peer)
+    check("... and the op fd decompresses the next message", not e and out == TEXT)
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    bomb = c.compress(bytes(64 << 20)) + c.flush()
+    op = comp_op("deflate", DECOMPRESS)
+    out, e = comp_run(op, bomb)
+    check(f"a {len(bomb) // 1024} KiB deflate bomb of 64 MiB: EFBIG, no output",
+          e == errno.EFBIG and not out, errno.errorcode.get(e, e))
+    bomb = zstd_cli(["-19"], bytes(8 << 20))
+    out, e = comp_run(comp_op("zstd", DECOMPRESS), bomb)
+    check(f"a {len(bomb)}-byte zstd frame of 8 MiB: EFBIG", e == errno.EFBIG, errno.errorcode.get(e, e))
+    import select
+    op = comp_op("deflate", COMPRESS)
+    p = select.poll()
+    p.register(op.fileno(), select.POLLIN | select.POLLOUT)
+    before = dict(p.poll(0)).get(op.fileno(), 0)
+    op.send(b"first message")
+    ended = dict(p.poll(0)).get(op.fileno(), 0)
+    op.setblocking(False)
+    e = err_of(op.send, b"second message")
+    op.setblocking(True)
+    first = drain(op)
+    op.send(b"second message")
+    second = drain(op)
+    check("one message at a time: POLLOUT, then POLLIN alone once it ended; a write waits (EAGAIN) "
+          "until the read, then the next message is its own",
+          before == select.POLLOUT and ended == select.POLLIN and e == errno.EAGAIN and
+          zlib.decompress(first, -15) == b"first message" and zlib.decompress(second, -15) == b"second message",
+          f"{before} {ended} {e}")
+    s, _ = tfm("skcipher", "cbc(aes)", b"k" * 16, ALG_SKCIPHER_SET_KEY).accept()
+    check("ALG_COMPRESS_OP on a skcipher op fd: ENOPROTOOPT",
+          err_of(s.setsockopt, socket.SOL_ALG, ALG_COMPRESS_OP, struct.pack("i", 1)) == errno.ENOPROTOOPT)
+    op = comp_op("lz4", COMPRESS)
+    op.send(b"q" * 100, socket.MSG_MORE)
+    check("ALG_COMPRESS_OP while data waits: EBUSY",
+          err_of(op.setsockopt, socket.SOL_ALG, ALG_COMPRESS_OP, struct.pack("i", 0)) == errno.EBUSY)
+    op = comp_op("lzo", COMPRESS)
+    op.setblocking(False)
+    n = op.send(bytes(1 << 20), socket.MSG_MORE)
+    check("a message larger than the buffer: a non-blocking write takes 212992 bytes, then EAGAIN",
+          n == 212992 and err_of(op.send, b"x") == errno.EAGAIN, str(n))
+    for alg in ("lz4", "lzo"):
+        out, e = comp_run(comp_op(alg, COMPRESS), TEXT)
+        back, e2 = comp_run(comp_op(alg, DECOMPRESS), out)
+        check(f"{alg}: what it compresses decompresses to the input (peers: tests/real/compress.py)",
+              not e and not e2 and len(out) < len(TEXT) and back == TEXT, f"{e} {e2}")
+
+
 for t in (test_opt_in, test_errors, test_hash_basics, test_blob_rejected, test_blob_secrecy,
-          test_skcipher, test_blocking, test_aead, test_handover):
+          test_skcipher, test_blocking, test_aead, test_cmsgs, test_compression, test_handover):
     try:
         t()
     except Exception as e:
