@@ -6,9 +6,12 @@
  * read with nothing ready is answered -EAGAIN, and the shim waits here,
  * between transactions, so that the socket is free for another thread of
  * the program meanwhile: a reader thread can relieve a blocked writer, as
- * the mail wants for ciphers.  The wait is a short sleep and a retry (no
- * notification from algd yet); a signal ends it with EINTR, or with the
- * count already moved. */
+ * the mail wants for ciphers.  The wait is a sleep and a retry (no
+ * notification from algd yet), the sleep doubling from RFC_WAIT_MIN_NS to
+ * RFC_WAIT_MAX_NS: a short wait ends quickly, a long one costs algd a few
+ * hundred requests a second rather than thousands, and wakes at most
+ * RFC_WAIT_MAX_NS late.  A signal ends it with EINTR, or with the count
+ * already moved. */
 #include "shim.h"
 #include "../lib/ualg_rfc.h"
 
@@ -24,7 +27,8 @@
 #define SOL_ALG 279
 #endif
 
-#define RFC_WAIT_NS 200000L	/* between retries of a blocked call */
+#define RFC_WAIT_MIN_NS 100000L		/* the first retry of a blocked call */
+#define RFC_WAIT_MAX_NS 3200000L	/* the longest sleep between retries */
 
 static ssize_t rfail(int err)
 {
@@ -104,9 +108,11 @@ static bool rfc_nonblocking(int fd, int flags)
 	return (flags & MSG_DONTWAIT) || (fl >= 0 && (fl & O_NONBLOCK));
 }
 
-static int wait_a_little(void)
+static int wait_a_little(long *ns)
 {
-	struct timespec ts = { 0, RFC_WAIT_NS };
+	struct timespec ts = { 0, *ns };
+	if (*ns < RFC_WAIT_MAX_NS)
+		*ns *= 2;
 	return nanosleep(&ts, NULL) ? -errno : 0;
 }
 
@@ -183,6 +189,7 @@ ssize_t rfc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov,
 	if (total_of(iov, niov, &total))
 		return rfail(EINVAL);
 	const bool oob = flags & MSG_OOB, dontwait = rfc_nonblocking(fd, flags);
+	long wait_ns = RFC_WAIT_MIN_NS;
 	if (oob && total > UALG_RFC_STATE_LEN)
 		return rfail(EINVAL);	/* a state comes in one frame */
 	int e = rfc_apply_ctl(fd, a, ctl);
@@ -205,13 +212,14 @@ ssize_t rfc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov,
 			done += (size_t)r;
 			if (n == 0)
 				break;
+			wait_ns = RFC_WAIT_MIN_NS;	/* progress: the next wait starts short */
 			continue;
 		}
 		if (r != -EAGAIN && r != 0)
 			return moved_or(done, -r);
 		if (dontwait)
 			return moved_or(done, EAGAIN);
-		if ((r = wait_a_little()))
+		if ((r = wait_a_little(&wait_ns)))
 			return moved_or(done, -r);
 	} while (done < total);
 	explicit_bzero(buf, sizeof(buf));
@@ -228,6 +236,7 @@ ssize_t rfc_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov, in
 	if (!total)
 		return 0;
 	const bool dontwait = rfc_nonblocking(fd, flags);
+	long wait_ns = RFC_WAIT_MIN_NS;
 	struct ualg_rfc_io m = { 0, (uint32_t)(total < sizeof(buf) ? total : sizeof(buf)) };
 	for (;;) {
 		struct iovec part = { &m, sizeof(m) }, body = { buf, m.len };
@@ -245,7 +254,7 @@ ssize_t rfc_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov, in
 			return rfail(-r);
 		if (dontwait)
 			return rfail(EAGAIN);
-		if ((r = wait_a_little()))
+		if ((r = wait_a_little(&wait_ns)))
 			return rfail(-r);
 	}
 }
