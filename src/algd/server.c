@@ -622,6 +622,8 @@ static int on_describe(struct conn *c, size_t len)
 		return -1;
 	if (c->sk->connected)
 		d.flags |= UALG_DESCRIBE_OP;
+	if (c->sk->rfc || (c->sk->connected && c->sk->parent->rfc))
+		d.flags |= UALG_DESCRIBE_RFC;
 	if (c->sk->type) {
 		d.flags |= UALG_DESCRIBE_BOUND;
 		strncpy((char *)d.type, c->sk->type->name, sizeof(d.type) - 1);

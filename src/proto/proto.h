@@ -190,6 +190,7 @@ struct ualg_rfc_io {
  * execve (which empties the shim's fd table) adopt it again. */
 #define UALG_DESCRIBE_OP 0x1u	/* an accept()ed operation socket */
 #define UALG_DESCRIBE_BOUND 0x2u	/* type[] holds the salg_type */
+#define UALG_DESCRIBE_RFC 0x4u	/* RFC mode: an RFC transform socket or its op */
 struct ualg_describe {
 	uint32_t flags;		/* UALG_DESCRIBE_* */
 	uint8_t type[14];	/* NUL-terminated within */

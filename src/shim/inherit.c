@@ -87,6 +87,7 @@ static void adopt(int fd)
 		return;
 	}
 	a->op = d.flags & UALG_DESCRIBE_OP;
+	a->rfc = d.flags & UALG_DESCRIBE_RFC;	/* even where this program did not opt in */
 	if (d.flags & UALG_DESCRIBE_BOUND)
 		memcpy(a->type, d.type, sizeof(a->type));
 	a->sndbuf = (int)d.sndbuf;

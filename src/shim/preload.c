@@ -399,8 +399,10 @@ EXPORT int getsockopt(int fd, int level, int optname, void *val, socklen_t *len)
 	struct afd *a = afd_get(fd);
 	if (!a)
 		return real.getsockopt(fd, level, optname, val, len);
-	if (level == SOL_SOCKET && (optname == SO_DOMAIN || (optname == SO_SNDBUF && a->sndbuf))) {
-		int v = optname == SO_DOMAIN ? AF_ALG : a->sndbuf;
+	/* The real socket is AF_UNIX, SOCK_SEQPACKET; RFC sockets are streams. */
+	if (level == SOL_SOCKET && (optname == SO_DOMAIN || (optname == SO_SNDBUF && a->sndbuf) ||
+				    (optname == SO_TYPE && a->rfc))) {
+		int v = optname == SO_DOMAIN ? AF_ALG : optname == SO_TYPE ? SOCK_STREAM : a->sndbuf;
 		socklen_t l;
 		if (copy_in(&l, len, sizeof(l)))
 			return fail(EFAULT);

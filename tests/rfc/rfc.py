@@ -465,6 +465,26 @@ def test_aead():
           read_all(opa, 16) == AESCCM(key).encrypt(nonce, b"", a))
 
 
+def test_exec_and_type():
+    t = hash_tfm("sha256")
+    op, _ = t.accept()
+    check("SO_TYPE of an RFC transform socket and op fd: SOCK_STREAM",
+          t.getsockopt(socket.SOL_SOCKET, socket.SO_TYPE) == socket.SOCK_STREAM ==
+          op.getsockopt(socket.SOL_SOCKET, socket.SO_TYPE))
+    op.send(b"abc", socket.MSG_MORE)
+    code = ("import socket, sys\n"
+            "s = socket.socket(socket.AF_ALG, socket.SOCK_STREAM, 0, int(sys.argv[1]))\n"
+            "s.send(b'def')\n"
+            "t = s.getsockopt(socket.SOL_SOCKET, socket.SO_TYPE)\n"
+            "print(t == socket.SOCK_STREAM, s.recv(32).hex())\n")
+    env = {k: v for k, v in os.environ.items() if k != "UALG_RFC"}
+    out = subprocess.run([sys.executable, "-c", code, str(op.fileno())], pass_fds=(op.fileno(),),
+                         env=env, capture_output=True, text=True)
+    check("an RFC op fd inherited across execve (by a program that did not opt in) stays one: "
+          "it finishes the hash begun before the exec",
+          out.stdout.split() == ["True", hashlib.sha256(b"abcdef").hexdigest()], out.stdout + out.stderr)
+
+
 # ---- op and IV through sendmsg cmsgs ---------------------------------------------
 
 def test_cmsgs():
@@ -627,7 +647,7 @@ def test_compression():
 
 
 for t in (test_opt_in, test_errors, test_hash_basics, test_blob_rejected, test_blob_secrecy,
-          test_skcipher, test_blocking, test_aead, test_cmsgs, test_compression, test_handover):
+          test_skcipher, test_blocking, test_aead, test_exec_and_type, test_cmsgs, test_compression, test_handover):
     try:
         t()
     except Exception as e:
