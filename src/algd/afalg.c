@@ -114,15 +114,21 @@ int afalg_opt_copy_in(const struct alg_sock *sk, const struct afalg_optval *v)
 	return v->fault ? -EFAULT : 0;
 }
 
-/* ualg's own option (ualg_afalg.h): as ALG_SET_KEY with a stored key's
- * bytes, the name's lookup taking the place of the copy-in. */
-static int setkey_by_name(struct alg_sock *sk, const struct afalg_optval *v)
+struct key *afalg_named_key(const struct afalg_optval *v, int *err)
 {
 	size_t len = v->len;
 	if (len && v->data[len - 1] == '\0')
 		len--;	/* a C string with its NUL */
-	int err = -EACCES;
-	struct key *k = v->caller ? keystore_find((const char *)v->data, len, v->caller, &err) : NULL;
+	*err = -EACCES;
+	return v->caller ? keystore_find((const char *)v->data, len, v->caller, err) : NULL;
+}
+
+/* ualg's own option (ualg_afalg.h): as ALG_SET_KEY with a stored key's
+ * bytes, the name's lookup taking the place of the copy-in. */
+static int setkey_by_name(struct alg_sock *sk, const struct afalg_optval *v)
+{
+	int err;
+	struct key *k = afalg_named_key(v, &err);
 	if (!k)
 		return err;
 	if (!ualg_tfm_has_setkey(sk->tfm))

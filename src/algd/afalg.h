@@ -154,6 +154,11 @@ static inline struct ualg_tfm *afalg_tfm(const struct alg_sock *op)
 	return op->parent->tfm;
 }
 
+/* UALG_SET_KEY_BY_NAME's key (keystore.h) if the caller may use it;
+ * else NULL and *err as keystore_find() says. */
+struct key;
+struct key *afalg_named_key(const struct afalg_optval *v, int *err);
+
 /* ENOKEY until the parent's transform has a key; then the op socket
  * becomes a keyed child, as hash_check_key()/skcipher_check_key(). */
 int afalg_check_key(struct alg_sock *op);

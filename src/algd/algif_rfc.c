@@ -11,7 +11,9 @@
  * associated-data queue of an AEAD op (filled through its AD socket), or
  * the direction of a compression op. */
 #include "afalg.h"
+#include "keystore.h"
 #include "rfc_state.h"
+#include "ualg_afalg.h"
 #include "ualg_rfc.h"
 
 #include <errno.h>
@@ -617,21 +619,33 @@ int afalg_rfc_read(struct alg_sock *sk, uint8_t *out, size_t len)
 
 /* ---- options --------------------------------------------------------- */
 
-static int set_key(struct alg_sock *sk, const struct afalg_optval *v)
+/* States are sealed to the key's fingerprint, so the same key set by
+ * bytes or by name restores the same states. */
+static int setkey_bytes(void *tfm_sock, const uint8_t *key, size_t len)
+{
+	struct alg_sock *sk = tfm_sock;
+	uint8_t fp[RFC_FP_LEN];
+	int r = rfc_state_fingerprint(key, len, true, fp);
+	if (!r)
+		r = ualg_tfm_setkey(sk->tfm, key, len);
+	if (!r)
+		memcpy(sk->rfc->keyfp, fp, sizeof(fp));
+	return r;
+}
+
+static int set_key(struct alg_sock *sk, const struct afalg_optval *v, bool by_name)
 {
 	if (v->too_big)
 		return -ENOMEM;
 	if (v->fault)
 		return -EFAULT;
+	int err;
+	struct key *k = by_name ? afalg_named_key(v, &err) : NULL;
+	if (by_name && !k)
+		return err;
 	if (!ualg_tfm_has_setkey(sk->tfm))
 		return -ENOSYS;
-	uint8_t fp[RFC_FP_LEN];
-	int r = rfc_state_fingerprint(v->data, v->len, true, fp);
-	if (!r)
-		r = ualg_tfm_setkey(sk->tfm, v->data, v->len);
-	if (!r)
-		memcpy(sk->rfc->keyfp, fp, sizeof(fp));
-	return r;
+	return by_name ? keystore_use(k, setkey_bytes, sk) : setkey_bytes(sk, v->data, v->len);
 }
 
 static int tfm_option(struct alg_sock *sk, int optname, const struct afalg_optval *v)
@@ -642,13 +656,15 @@ static int tfm_option(struct alg_sock *sk, int optname, const struct afalg_optva
 		return -ENOPROTOOPT;
 	switch (optname) {
 	case ALG_SET_KEY:
-		return set_key(sk, v);
+		return set_key(sk, v, false);
+	case UALG_SET_KEY_BY_NAME:
+		return set_key(sk, v, true);
 	case ALG_HASH_SET_KEY:
-		return sk->type == &afalg_type_rfc_hash ? set_key(sk, v) : -ENOPROTOOPT;
+		return sk->type == &afalg_type_rfc_hash ? set_key(sk, v, false) : -ENOPROTOOPT;
 	case ALG_SKCIPHER_SET_KEY:
-		return sk->type == &afalg_type_rfc_skcipher ? set_key(sk, v) : -ENOPROTOOPT;
+		return sk->type == &afalg_type_rfc_skcipher ? set_key(sk, v, false) : -ENOPROTOOPT;
 	case ALG_AEAD_SET_KEY:
-		return sk->type == &afalg_type_rfc_aead ? set_key(sk, v) : -ENOPROTOOPT;
+		return sk->type == &afalg_type_rfc_aead ? set_key(sk, v, false) : -ENOPROTOOPT;
 	case ALG_SET_AEAD_AUTHSIZE:
 		return sk->type == &afalg_type_rfc_aead ? ualg_aead_setauthsize(sk->tfm, v->optlen)
 							: -ENOPROTOOPT;

@@ -235,13 +235,23 @@ struct key *keystore_find(const char *name, size_t len, const struct key_caller 
 	return keys[at];
 }
 
-int keystore_setkey(struct ualg_tfm *tfm, struct key *k)
+int keystore_use(struct key *k, int (*use)(void *ctx, const uint8_t *key, size_t len), void *ctx)
 {
-	int r = ualg_tfm_setkey(tfm, k->bytes, k->len);
+	int r = use(ctx, k->bytes, k->len);
 
 	if (r == 0)
 		k->uses++;
 	return r;
+}
+
+static int tfm_setkey(void *tfm, const uint8_t *key, size_t len)
+{
+	return ualg_tfm_setkey(tfm, key, len);
+}
+
+int keystore_setkey(struct ualg_tfm *tfm, struct key *k)
+{
+	return keystore_use(k, tfm_setkey, tfm);
 }
 
 void keystore_clear(void)

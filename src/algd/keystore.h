@@ -44,6 +44,11 @@ struct key;
  * request. */
 struct key *keystore_find(const char *name, size_t len, const struct key_caller *who, int *err);
 
+/* Calls use(ctx, bytes, len) with k's bytes, which go nowhere else, and
+ * counts a use when it returns 0 (RFC mode's setkey also fingerprints
+ * them).  Returns what use returned. */
+int keystore_use(struct key *k, int (*use)(void *ctx, const uint8_t *key, size_t len), void *ctx);
+
 /* Keys tfm with k's bytes exactly as setkey with them would (its errno for
  * a length the algorithm refuses).  The transform keeps its own copy:
  * deleting the key later leaves it keyed, as a kernel transform keeps its

@@ -94,6 +94,32 @@ try:
     op.sendall(HM)
     check("RFC 4231 case 2 with the named key", op.recv(32) == HD)
     op.close()
+    # RFC mode (issue 9): a named key on an RFC hash transform; its partial
+    # state restores on a transform keyed with the same bytes directly.
+    def rfc_tfm(name):
+        os.environ["UALG_RFC"] = "1"	# read by the shim at socket()
+        t = socket.socket(socket.AF_ALG, socket.SOCK_STREAM, 0)
+        del os.environ["UALG_RFC"]
+        t.bind(("hash", name))
+        return t
+    rt = rfc_tfm("hmac(sha256)")
+    check("RFC mode: UALG_SET_KEY_BY_NAME rfc4231 on an RFC hash transform", by_name(rt, b"rfc4231") == 0)
+    rt.listen(0)
+    a, _ = rt.accept()
+    a.sendall(HM[:11], socket.MSG_MORE)
+    st = b""
+    while len(st) < 512:
+        st += a.recv(512 - len(st))
+    rb = rfc_tfm("hmac(sha256)")
+    rb.setsockopt(socket.SOL_ALG, socket.ALG_SET_KEY, HK)
+    rb.listen(0)
+    b, _ = rb.accept()
+    b.send(st, socket.MSG_OOB)
+    b.send(HM[11:])
+    check("... its partial state finishes RFC 4231 case 2 on a transform keyed with the same bytes",
+          b.recv(32) == HD)
+    check("RFC mode: an unknown name is ENOKEY", by_name(rfc_tfm("sha256"), b"nope") == errno.ENOKEY)
+    rt = a = rb = b = None
     check("unknown name: ENOKEY", by_name(s, b"nope") == errno.ENOKEY)
     check("bad name: EINVAL", by_name(s, b"a b") == errno.EINVAL)
     x = tfm("skcipher", "xts(aes)")
