@@ -35,12 +35,19 @@
 #include <unistd.h>
 
 /* A request the kernel would sleep in, kept with how far it got. */
+/* The request being served: a fresh one, or a parked one run again
+ * (dispatch() hands it to the data handlers; park() keeps it). */
+struct request {
+	struct afalg_progress progress;	/* how far the call has come */
+	uint8_t *recv_out;	/* a parked receive's output so far (recv_len bytes), or NULL */
+	size_t recv_len;	/* on_recv: the size of the receive */
+	bool recv_private;	/* on_recv: its output is in recvbuf, so parking copies it */
+};
+
 struct parked {
 	uint8_t *frame;
 	size_t len;
-	struct afalg_progress progress;
-	uint8_t *out;		/* RECV: the output produced so far */
-	size_t outlen;		/* its size */
+	struct request req;
 };
 
 /* One client uid's share of algd: every socket it holds counts, op
@@ -160,8 +167,8 @@ static void parked_free(struct parked *pk)
 		return;
 	ualg_wipe(pk->frame, pk->len);
 	free(pk->frame);
-	ualg_wipe(pk->out, pk->outlen);
-	free(pk->out);
+	ualg_wipe(pk->req.recv_out, pk->req.recv_len);
+	free(pk->req.recv_out);
 	free(pk);
 }
 
@@ -324,13 +331,6 @@ static int on_accept(struct conn *c, size_t len)
 	return r ? -1 : 0;
 }
 
-/* The progress of the request being handled: the parked one's when it is
- * being resumed, else a fresh one. */
-static struct afalg_progress fresh_progress;
-static struct afalg_progress *progress_now = &fresh_progress;
-static uint8_t *recv_out_now;	/* the parked receive's output, or NULL */
-static size_t recv_len_now;	/* the size of the receive being served */
-
 /* The bytes of the payload area that ref names, or NULL when the
  * connection has none or ref leaves it (overflow-safe: off is checked
  * first, then len against what is left). */
@@ -364,7 +364,7 @@ static const uint8_t *shm_input(const struct conn *c, const uint8_t *in, size_t 
 
 /* SEND, or SEND_SHM (shm) with the data in the payload area.  Returns 1
  * when the request was parked. */
-static int on_send(struct conn *c, const uint8_t *body, size_t len, bool shm)
+static int on_send(struct conn *c, const uint8_t *body, size_t len, bool shm, struct request *req)
 {
 	struct ualg_send m;
 	struct ualg_shm_ref ref;
@@ -412,7 +412,7 @@ static int on_send(struct conn *c, const uint8_t *body, size_t len, bool shm)
 	 * on it (a hash without its state; found by tests/fuzz). */
 	if (!s.first && !c->sending)
 		return -1;
-	int r = afalg_send(c->sk, &s, progress_now);
+	int r = afalg_send(c->sk, &s, &req->progress);
 	if (data == shm_copy)
 		ualg_wipe(shm_copy, dlen);
 	if (r == AFALG_WAIT)
@@ -475,10 +475,6 @@ static int send_rest(struct conn *c, const struct recv_dest *d, size_t len)
 	return s ? -1 : 0;
 }
 
-/* Set by on_recv: the output of the receive being served is in recvbuf
- * (else it went straight into the payload area), so parking keeps it. */
-static bool recv_private_now;
-
 /* A receive's request and where its answer goes; false if malformed. */
 static bool parse_recv(const struct conn *c, const uint8_t *body, size_t len, bool shm,
 		       struct ualg_recv *m, struct recv_dest *d)
@@ -499,7 +495,7 @@ static bool parse_recv(const struct conn *c, const uint8_t *body, size_t len, bo
 }
 
 /* RECV, or RECV_SHM (shm) into the payload area. */
-static int on_recv(struct conn *c, const uint8_t *body, size_t len, bool shm)
+static int on_recv(struct conn *c, const uint8_t *body, size_t len, bool shm, struct request *req)
 {
 	struct ualg_recv m;
 	struct recv_dest d;
@@ -510,20 +506,22 @@ static int on_recv(struct conn *c, const uint8_t *body, size_t len, bool shm)
 	if (m.flags & UALG_RECV_REST)
 		return send_rest(c, &d, m.len);
 	rest_drop(c);
-	recv_len_now = m.len;
+	req->recv_len = m.len;
 	const bool whole = afalg_recv_whole(c->sk);
 	if (whole)
-		recv_len_now = m.total < AFALG_RECV_MAX ? m.total : AFALG_RECV_MAX;
+		req->recv_len = m.total < AFALG_RECV_MAX ? m.total : AFALG_RECV_MAX;
 	/* Whole-buffer types (AEAD) compute in algd's memory, so that
 	 * nothing but the released result reaches the area; the others
 	 * write their output range directly (never reading it back as
 	 * input). */
-	recv_private_now = !d.area || whole;
-	uint8_t *out = !recv_private_now ? d.area : recv_out_now ? recv_out_now : recv_buffer(recv_len_now);
+	req->recv_private = !d.area || whole;
+	uint8_t *out = !req->recv_private ? d.area
+		     : req->recv_out     ? req->recv_out
+					 : recv_buffer(req->recv_len);
 	if (!out)
 		return reply(c, d.type, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
-	int r = afalg_recv(c->sk, out, recv_len_now, m.flags & UALG_RECV_DONTWAIT, &trunc,
-			   progress_now);
+	int r = afalg_recv(c->sk, out, req->recv_len, m.flags & UALG_RECV_DONTWAIT, &trunc,
+			   &req->progress);
 	if (r == AFALG_WAIT)
 		return 1;
 	return answer_recv(c, &d, trunc ? UALG_HDR_TRUNC : 0, r, out, m.len);
@@ -572,7 +570,7 @@ static int on_cancel(struct conn *c, size_t len)
 	if (pk) {
 		c->parked = NULL;
 		const struct ualg_hdr *h = (const struct ualg_hdr *)pk->frame;
-		const size_t done = pk->progress.done;
+		const size_t done = pk->req.progress.done;
 		int32_t result = done ? (int32_t)done : -EINTR;
 		int r;
 		if (h->type == UALG_MSG_RECV || h->type == UALG_MSG_RECV_SHM) {
@@ -581,7 +579,8 @@ static int on_cancel(struct conn *c, size_t len)
 			/* Parsed when it parked: the area has not changed since. */
 			parse_recv(c, pk->frame + sizeof(*h), pk->len - sizeof(*h),
 				   h->type == UALG_MSG_RECV_SHM, &m, &d);
-			r = answer_recv(c, &d, 0, result, pk->out ? pk->out : d.area, m.len);
+			r = answer_recv(c, &d, 0, result, pk->req.recv_out ? pk->req.recv_out : d.area,
+					m.len);
 		} else {
 			r = reply(c, h->type, 0, result, NULL, 0, -1);
 		}
@@ -691,7 +690,7 @@ static int on_rfc_io(struct conn *c, uint16_t type, const uint8_t *body, size_t 
 }
 
 /* Dispatches one frame; returns 0, 1 (parked) or -1 (drop connection). */
-static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
+static int dispatch(struct conn *c, const uint8_t *frame, size_t len, struct request *req)
 {
 	struct ualg_hdr h;
 
@@ -709,16 +708,16 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len)
 	case UALG_MSG_ACCEPT: return on_accept(c, blen);
 	case UALG_MSG_SEND:
 		spin_until = now_us() + ring_poll_us();
-		return on_send(c, body, blen, false);
+		return on_send(c, body, blen, false, req);
 	case UALG_MSG_RECV:
 		spin_until = now_us() + ring_poll_us();
-		return on_recv(c, body, blen, false);
+		return on_recv(c, body, blen, false, req);
 	case UALG_MSG_SEND_SHM:
 		spin_until = now_us() + ring_poll_us();
-		return on_send(c, body, blen, true);
+		return on_send(c, body, blen, true, req);
 	case UALG_MSG_RECV_SHM:
 		spin_until = now_us() + ring_poll_us();
-		return on_recv(c, body, blen, true);
+		return on_recv(c, body, blen, true, req);
 	case UALG_MSG_SHM_SETUP: return on_shm_setup(c, blen);
 	case UALG_MSG_POLL: return on_poll(c, blen);
 	case UALG_MSG_CANCEL: return on_cancel(c, blen);
@@ -760,11 +759,7 @@ static void retry_parked(struct conn *c)
 	struct parked *pk = c->parked;
 
 	c->parked = NULL;
-	progress_now = &pk->progress;
-	recv_out_now = pk->out;
-	int r = dispatch(c, pk->frame, pk->len);
-	progress_now = &fresh_progress;
-	recv_out_now = NULL;
+	int r = dispatch(c, pk->frame, pk->len, &pk->req);
 	if (r == 1) {
 		c->parked = pk;
 		return;
@@ -774,7 +769,9 @@ static void retry_parked(struct conn *c)
 		conn_close(c);
 }
 
-static int park(struct conn *c, size_t n)
+/* Keeps the request that would wait: its frame, its progress and, for a
+ * receive into recvbuf, the output so far (recvbuf serves the next one). */
+static int park(struct conn *c, size_t n, const struct request *req)
 {
 	struct parked *pk = calloc(1, sizeof(*pk));
 
@@ -784,15 +781,15 @@ static int park(struct conn *c, size_t n)
 	}
 	memcpy(pk->frame, rxbuf, n);
 	pk->len = n;
-	pk->progress = fresh_progress;
+	pk->req = (struct request){ .progress = req->progress };
 	const uint16_t type = ((struct ualg_hdr *)rxbuf)->type;
-	if ((type == UALG_MSG_RECV || type == UALG_MSG_RECV_SHM) && recv_private_now) {
-		if (!(pk->out = malloc(recv_len_now ? recv_len_now : 1))) {
+	if ((type == UALG_MSG_RECV || type == UALG_MSG_RECV_SHM) && req->recv_private) {
+		if (!(pk->req.recv_out = malloc(req->recv_len ? req->recv_len : 1))) {
 			parked_free(pk);
 			return -1;
 		}
-		pk->outlen = recv_len_now;
-		memcpy(pk->out, recvbuf, pk->progress.done);
+		pk->req.recv_len = req->recv_len;
+		memcpy(pk->req.recv_out, recvbuf, req->progress.done);
 	}
 	c->parked = pk;
 	return 0;
@@ -835,8 +832,8 @@ static void on_readable(struct conn *c)
 	}
 	const uint16_t type = ((struct ualg_hdr *)rxbuf)->type;
 	reap_closed_children(c);
-	fresh_progress = (struct afalg_progress){ 0 };
-	int r = dispatch(c, rxbuf, (size_t)n);
+	struct request req = { 0 };
+	int r = dispatch(c, rxbuf, (size_t)n, &req);
 	if (r < 0) {
 		logmsg(1, "connection %d: invalid request, closing", c->fd);
 		/* Tell the client why before the connection ends. */
@@ -851,7 +848,7 @@ static void on_readable(struct conn *c)
 				conn_close(c);
 				return;
 			}
-		} else if (park(c, (size_t)n)) {
+		} else if (park(c, (size_t)n, &req)) {
 			conn_close(c);
 			return;
 		}
