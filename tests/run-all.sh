@@ -178,6 +178,14 @@ suite "installed into a DESTDIR: socket activation, man pages, pkg-config, prelo
 if command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null; then
 	suite "Debian packages: dpkg-buildpackage -b, contents, unpacked algd (tests/deploy/deb.sh)" \
 		bash tests/deploy/deb.sh "$T/deb"
+	# Then installed for real (dpkg -i, use, purge) in a throwaway overlay
+	# root: needs root and mount namespaces.
+	if [ "$(id -u)" = 0 ] && unshare --mount true 2>/dev/null; then
+		suite "Debian packages installed with dpkg -i in a throwaway root (tests/deploy/dpkg-root.sh)" \
+			bash tests/deploy/dpkg-root.sh "$T/deb"
+	else
+		echo "# skipped: dpkg -i in a throwaway root needs root and mount namespaces (unshare --mount)"
+	fi
 else
 	result "debhelper installed (apt-get install debhelper)" 1
 fi

@@ -5,9 +5,7 @@
 # lists (dpkg-deb -c), that apt could install them here with their
 # dependencies (apt-get --simulate), and, unpacked with dpkg -x, that the
 # packaged algd starts by socket activation and serves the packaged
-# ualg-run and libualg (built through the packaged ualg.pc); then, as root,
-# installs them for real with dpkg -i in a throwaway overlay of this
-# machine (tests/deploy/dpkg-root.sh), uses and purges them there.
+# ualg-run and libualg (built through the packaged ualg.pc).
 # Usage: tests/deploy/deb.sh OUT   (ends "N passed, N failed")
 set -u
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -91,22 +89,6 @@ if command -v lintian > /dev/null; then
 	lintian --tag-display-limit 0 "$(deb ualg)" "$(deb libualg0)" "$(deb libualg-dev)" > "$W/lintian.log" 2>&1
 	grep -E '^[EW]:' "$W/lintian.log" | sed 's/^/    /'
 	! grep -qE '^[EW]:' "$W/lintian.log"; result "lintian: no errors or warnings" $?
-fi
-
-# ---- dpkg -i, use, dpkg --purge, in a throwaway root
-if [ "$(id -u)" = 0 ] && unshare --mount true 2>/dev/null; then
-	bash "$REPO/tests/deploy/dpkg-root.sh" "$OUT" > "$W/root.log" 2>&1
-	rc=$?
-	grep -vE '^[0-9]+ passed, [0-9]+ failed$' "$W/root.log"
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$W/root.log" | tail -n 1)
-	if [ -n "$line" ]; then
-		set -- $line
-		passed=$((passed + $1)); failed=$((failed + $3))
-	fi
-	[ -n "$line" ] && [ $rc = 0 -o "${3:-0}" != 0 ]
-	result "tests/deploy/dpkg-root.sh ran to the end" $?
-else
-	echo "# skipped: dpkg -i in a throwaway root needs root and mount namespaces (unshare --mount)"
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
