@@ -1,8 +1,7 @@
 /* The generic part of AF_ALG (crypto/af_alg.c): bind, setsockopt, accept,
  * the key/children bookkeeping and dispatch to the socket's type. */
 #include "afalg.h"
-#include "policy.h"
-#include "proto.h"
+#include "ualg_afalg.h"	/* UALG_SET_KEY_BY_NAME */
 
 #include <errno.h>
 #include <linux/if_alg.h>
@@ -21,6 +20,14 @@ static const struct alg_type *const types[] = {
 	&afalg_type_hash, &afalg_type_skcipher, &afalg_type_aead, &afalg_type_rng,
 	&afalg_type_akcipher, &afalg_type_kpp, &afalg_type_comp,
 };
+
+static const struct afalg_host no_host;
+static const struct afalg_host *host = &no_host;
+
+void afalg_set_host(const struct afalg_host *h)
+{
+	host = h ? h : &no_host;
+}
 
 struct alg_sock *afalg_sock_new(void)
 {
@@ -45,9 +52,11 @@ void afalg_sock_put(struct alg_sock *sk)
 		parent->children--;
 		afalg_sock_put(parent);
 	} else {
+		if (sk->type && sk->type->release_tfm)
+			sk->type->release_tfm(sk);
 		ualg_tfm_free(sk->tfm);		/* wipes the key */
-		afalg_kpp_opts_free(sk->kpp);
-		afalg_rfc_free(sk->rfc);
+		if (sk->mode)
+			sk->mode->release(sk->mode_priv);
 	}
 	free(sk);
 }
@@ -69,7 +78,7 @@ int afalg_bind(struct alg_sock *sk, const char *type_name, uint32_t feat, uint32
 		return -EINVAL;
 	if ((feat & ~ALLOWED_FEAT) || (mask & ~ALLOWED_FEAT))
 		return -EINVAL;
-	const struct alg_type *type = sk->rfc ? afalg_rfc_find_type(type_name) : find_type(type_name);
+	const struct alg_type *type = sk->mode ? sk->mode->find_type(type_name) : find_type(type_name);
 	if (!type)
 		return -ENOENT;
 	/* No driver here is a hardware-only one, so the flag selects
@@ -77,13 +86,12 @@ int afalg_bind(struct alg_sock *sk, const char *type_name, uint32_t feat, uint32
 	if (feat & mask & ALLOWED_FEAT)
 		return -ENOENT;
 	/* RFC hashes must export their partial states. */
-	struct ualg_alg *alg = sk->rfc && type->alg_type == UALG_ALG_SHASH
+	struct ualg_alg *alg = sk->mode && sk->mode->exportable_hashes && type->alg_type == UALG_ALG_SHASH
 				       ? ualg_alg_lookup_exportable(type->alg_type, name, &err)
 				       : ualg_alg_lookup(type->alg_type, name, &err);
 	if (!alg)
 		return -err;
-	if (caller && !policy_alg_allowed(alg, caller->uid, caller->gid, caller->groups,
-					  caller->ngroups)) {
+	if (caller && host->alg_allowed && !host->alg_allowed(alg, caller)) {
 		ualg_alg_put(alg);
 		return -EACCES;	/* as an LSM refusing the bind */
 	}
@@ -95,12 +103,13 @@ int afalg_bind(struct alg_sock *sk, const char *type_name, uint32_t feat, uint32
 		ualg_tfm_free(tfm);
 		return -EBUSY;
 	}
+	/* The last algorithm's type state (a DH group or curve) goes. */
+	if (sk->type && sk->type->release_tfm)
+		sk->type->release_tfm(sk);
 	ualg_tfm_free(sk->tfm);
 	sk->tfm = tfm;
 	sk->type = type;
-	afalg_kpp_opts_free(sk->kpp);	/* the last algorithm's DH group or curve */
-	sk->kpp = NULL;
-	return sk->rfc ? afalg_rfc_bound(sk) : 0;
+	return sk->mode ? sk->mode->bound(sk) : 0;
 }
 
 /* What every key option answers before its value is looked at: op
@@ -114,34 +123,20 @@ int afalg_opt_copy_in(const struct alg_sock *sk, const struct afalg_optval *v)
 	return v->fault ? -EFAULT : 0;
 }
 
-struct key *afalg_named_key(const struct afalg_optval *v, int *err)
-{
-	size_t len = v->len;
-	if (len && v->data[len - 1] == '\0')
-		len--;	/* a C string with its NUL */
-	*err = -EACCES;
-	return v->caller ? keystore_find((const char *)v->data, len, v->caller, err) : NULL;
-}
-
 /* ualg's own option (ualg_afalg.h): as ALG_SET_KEY with a stored key's
- * bytes, the name's lookup taking the place of the copy-in. */
+ * bytes, the host's lookup of the name taking the place of the copy-in. */
 static int setkey_by_name(struct alg_sock *sk, const struct afalg_optval *v)
 {
-	int err;
-	struct key *k = afalg_named_key(v, &err);
-	if (!k)
-		return err;
-	if (!ualg_tfm_has_setkey(sk->tfm))
-		return -ENOSYS;
-	return keystore_setkey(sk->tfm, k);
+	return host->setkey_by_name ? host->setkey_by_name(sk->tfm, v) : -ENOPROTOOPT;
 }
 
 int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v)
 {
 	int err;
 
-	if (sk->rfc || (sk->connected && sk->parent->rfc))
-		return afalg_rfc_setsockopt(sk, level, optname, v);
+	const struct afalg_mode *mode = afalg_mode_of(sk);
+	if (mode)
+		return mode->setsockopt(sk, level, optname, v);
 	if (sk->children != sk->nokey_children)
 		return -EBUSY;
 	if (level != SOL_ALG || !sk->type)
@@ -202,7 +197,7 @@ static int accept_from(struct alg_sock *parent, const struct alg_sock *from,
 int afalg_accept(struct alg_sock *sk, struct alg_sock **out)
 {
 	int r;
-	if (!sk->connected && sk->rfc && (r = afalg_rfc_accept_check(sk)))
+	if (!sk->connected && sk->mode && (r = sk->mode->accept_check(sk)))
 		return r;
 	if (!sk->connected)
 		return accept_from(sk, NULL, out);

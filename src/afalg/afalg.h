@@ -1,11 +1,20 @@
-/* AF_ALG socket semantics, as Linux 6.1's crypto/af_alg.c, algif_hash.c and
- * algif_skcipher.c, over the core crypto API.  Nothing here knows about
- * frames or file descriptors: server.c turns frames into these calls. */
-#ifndef UALG_ALGD_AFALG_H
-#define UALG_ALGD_AFALG_H
+/* AF_ALG socket semantics, as Linux 6.1's crypto/af_alg.c and algif_*.c,
+ * over the core crypto API.
+ *
+ * One implementation, two hosts: algd turns frames into these calls
+ * (src/algd/server.c), and the shim's in-process engine turns a program's
+ * own sendmsg()/read() into them (src/shim/inproc.c through
+ * src/afalg/engine.c).  Nothing here knows about frames, event loops or file
+ * descriptors; what depends on the host (per-user policy, named keys) comes
+ * in through struct afalg_host, and socket families other than the kernel's
+ * (RFC mode) through struct afalg_mode.
+ *
+ * Not thread-safe: a host serialises the calls on one transform socket and
+ * its op sockets (algd: its event loop; the shim: the tree's lock). */
+#ifndef UALG_AFALG_LAYER_H
+#define UALG_AFALG_LAYER_H
 
 #include "crypto.h"
-#include "keystore.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,6 +41,7 @@
 
 struct alg_sock;
 struct afalg_optval;
+struct key_caller;	/* the host's idea of who is calling (algd: keystore.h) */
 
 /* What one sendmsg() carries besides data (already parsed by the shim). */
 struct afalg_ctl {
@@ -81,18 +91,40 @@ struct alg_type {
 	 * payload area.  Other types get a private copy first. */
 	bool send_copies;
 	void (*release)(struct alg_sock *op);
+	/* Frees the transform socket's type state (tfm_priv) when the socket
+	 * goes or binds another algorithm; NULL: the type keeps none. */
+	void (*release_tfm)(struct alg_sock *sk);
 	/* Options of the type's own on the transform socket (akcipher, kpp):
 	 * returns AFALG_OPT_GENERIC for those af_alg.c handles. */
 	int (*setsockopt)(struct alg_sock *sk, int optname, const struct afalg_optval *v);
 };
 
 #define AFALG_OPT_GENERIC (-100001)
-struct rfc_tfm;
+
+/* A family of socket types other than the kernel's (RFC mode,
+ * src/algd/algif_rfc.c), set on an unbound transform socket: it owns the
+ * type lookup of bind, setsockopt and accept's checks, and its state. */
+struct afalg_mode {
+	const struct alg_type *(*find_type)(const char *name);
+	bool exportable_hashes;		/* bind hashes that export their state */
+	int (*bound)(struct alg_sock *sk);	/* after a bind: the new tfm has no key */
+	int (*setsockopt)(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v);
+	int (*accept_check)(const struct alg_sock *sk);
+	void (*release)(void *priv);
+};
+
+/* What a host decides for the layer; any member may be NULL. */
+struct afalg_host {
+	/* bind: whether caller (non-NULL) may use alg (algd's policy) */
+	bool (*alg_allowed)(const struct ualg_alg *alg, const struct key_caller *caller);
+	/* UALG_SET_KEY_BY_NAME: keys tfm with the named key (NULL: ENOPROTOOPT) */
+	int (*setkey_by_name)(struct ualg_tfm *tfm, const struct afalg_optval *v);
+};
+void afalg_set_host(const struct afalg_host *host);
 
 struct alg_sock {
-	/* RFC mode (algif_rfc.c): set on an RFC transform socket; its op
-	 * sockets are RFC ones (parent->rfc). */
-	struct rfc_tfm *rfc;
+	const struct afalg_mode *mode;	/* NULL: the kernel's types */
+	void *mode_priv;		/* transform sockets: the mode's state */
 	unsigned ref;			/* connection + accepted children */
 	struct alg_sock *parent;	/* op sockets: the transform socket */
 	const struct alg_type *type;
@@ -103,10 +135,14 @@ struct alg_sock {
 	bool nokey;			/* accepted before a key was set */
 	uint32_t sndbuf;		/* sk_sndbuf as SO_SNDBUF set it; 0: the default */
 	void *ctx;			/* op sockets: type->ctxsize bytes */
-	struct afalg_kpp_opts *kpp;	/* kpp transform sockets: algif_kpp.c */
+	void *tfm_priv;			/* transform sockets: the type's state (kpp) */
 };
 
-void afalg_kpp_opts_free(struct afalg_kpp_opts *o);
+/* The mode of a transform socket or of an op socket's parent. */
+static inline const struct afalg_mode *afalg_mode_of(const struct alg_sock *sk)
+{
+	return sk->connected ? sk->parent->mode : sk->mode;
+}
 
 /* The largest whole-buffer receive algd serves in one call: more than an
  * operation can produce from a full send buffer. */
@@ -154,11 +190,6 @@ static inline struct ualg_tfm *afalg_tfm(const struct alg_sock *op)
 	return op->parent->tfm;
 }
 
-/* UALG_SET_KEY_BY_NAME's key (keystore.h) if the caller may use it;
- * else NULL and *err as keystore_find() says. */
-struct key;
-struct key *afalg_named_key(const struct afalg_optval *v, int *err);
-
 /* ENOKEY until the parent's transform has a key; then the op socket
  * becomes a keyed child, as hash_check_key()/skcipher_check_key(). */
 int afalg_check_key(struct alg_sock *op);
@@ -203,22 +234,5 @@ int afalg_comp_bounded(struct ualg_tfm *tfm, bool compress, const uint8_t *src, 
 
 extern const struct alg_type afalg_type_hash, afalg_type_skcipher, afalg_type_aead,
 	afalg_type_rng, afalg_type_akcipher, afalg_type_kpp, afalg_type_comp;
-
-/* RFC mode (algif_rfc.c, src/lib/ualg_rfc.h).  afalg_rfc_mode() makes an
- * unbound transform socket an RFC one; bind then finds its type with
- * afalg_rfc_find_type(), setsockopt and accept go to the functions below.
- * Writes and reads never wait: -EAGAIN, and the shim blocks. */
-extern const struct alg_type afalg_type_rfc_hash, afalg_type_rfc_skcipher, afalg_type_rfc_aead,
-	afalg_type_rfc_ad, afalg_type_rfc_comp;
-int afalg_rfc_mode(struct alg_sock *sk);
-int afalg_rfc_listen(struct alg_sock *sk);
-int afalg_rfc_bound(struct alg_sock *sk);	/* after a bind: the new tfm has no key */
-void afalg_rfc_free(struct rfc_tfm *t);
-const struct alg_type *afalg_rfc_find_type(const char *name);
-int afalg_rfc_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v);
-int afalg_rfc_accept_check(const struct alg_sock *sk);
-/* Returns the bytes taken (write) or given (read), or -errno. */
-int afalg_rfc_write(struct alg_sock *sk, const uint8_t *data, size_t len, bool more, bool oob);
-int afalg_rfc_read(struct alg_sock *sk, uint8_t *out, size_t len);
 
 #endif

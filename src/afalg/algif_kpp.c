@@ -26,9 +26,10 @@ struct afalg_kpp_opts {
 	uint8_t p[UALG_DH_MAX_BYTES], g[UALG_DH_MAX_BYTES];
 };
 
-void afalg_kpp_opts_free(struct afalg_kpp_opts *o)
+static void kpp_release_tfm(struct alg_sock *sk)
 {
-	free(o);
+	free(sk->tfm_priv);
+	sk->tfm_priv = NULL;
 }
 
 static bool is_dh(const struct alg_sock *sk)
@@ -49,9 +50,9 @@ static unsigned curve_id(const struct alg_sock *sk)
 
 static struct afalg_kpp_opts *opts_of(struct alg_sock *sk)
 {
-	if (!sk->kpp)
-		sk->kpp = calloc(1, sizeof(*sk->kpp));
-	return sk->kpp;
+	if (!sk->tfm_priv)
+		sk->tfm_priv = calloc(1, sizeof(struct afalg_kpp_opts));
+	return sk->tfm_priv;
 }
 
 static int set_dh_params(struct alg_sock *sk, const struct afalg_optval *v)
@@ -95,7 +96,7 @@ static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, sizeof(v)); }
  * above; else the value is that secret already. */
 static int set_key(struct alg_sock *sk, const struct afalg_optval *v)
 {
-	const struct afalg_kpp_opts *o = sk->kpp;
+	const struct afalg_kpp_opts *o = sk->tfm_priv;
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	int r;
@@ -194,5 +195,6 @@ const struct alg_type afalg_type_kpp = {
 	.poll = afalg_tx_poll,
 	.send_copies = true,
 	.release = afalg_tx_release,
+	.release_tfm = kpp_release_tfm,
 	.setsockopt = kpp_setsockopt,
 };

@@ -11,6 +11,7 @@
  * associated-data queue of an AEAD op (filled through its AD socket), or
  * the direction of a compression op. */
 #include "afalg.h"
+#include "algd_afalg.h"
 #include "keystore.h"
 #include "rfc_state.h"
 #include "ualg_afalg.h"
@@ -143,9 +144,14 @@ static struct rfc_op *ctx_of(const struct alg_sock *sk)
 	return sk->ctx;
 }
 
+static struct rfc_tfm *rfc_of(const struct alg_sock *sk)
+{
+	return sk->mode_priv;
+}
+
 static struct rfc_tfm *tfm_rfc(const struct alg_sock *op)
 {
-	return op->parent->rfc;
+	return rfc_of(op->parent);
 }
 
 /* ---- hash ------------------------------------------------------------ */
@@ -562,43 +568,63 @@ const struct alg_type *afalg_rfc_find_type(const char *name)
 	return NULL;
 }
 
-int afalg_rfc_mode(struct alg_sock *sk)
+static int rfc_bound(struct alg_sock *sk)
 {
-	if (sk->connected || sk->type || sk->rfc)
-		return -EINVAL;
-	return (sk->rfc = calloc(1, sizeof(*sk->rfc))) ? 0 : -ENOMEM;
+	return rfc_state_fingerprint(NULL, 0, false, rfc_of(sk)->keyfp);
 }
 
-int afalg_rfc_bound(struct alg_sock *sk)
+static void rfc_free(void *priv)
 {
-	return rfc_state_fingerprint(NULL, 0, false, sk->rfc->keyfp);
-}
-
-void afalg_rfc_free(struct rfc_tfm *t)
-{
+	struct rfc_tfm *t = priv;
 	if (t)
 		ualg_wipe(t, sizeof(*t));
 	free(t);
 }
 
-int afalg_rfc_accept_check(const struct alg_sock *sk)
+static int rfc_accept_check(const struct alg_sock *sk)
 {
-	return sk->rfc->listening ? 0 : -EINVAL;	/* inet_accept() unless listening */
+	return rfc_of(sk)->listening ? 0 : -EINVAL;	/* inet_accept() unless listening */
+}
+
+static int rfc_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v);
+
+static const struct afalg_mode rfc_mode = {
+	.find_type = afalg_rfc_find_type,
+	.exportable_hashes = true,
+	.bound = rfc_bound,
+	.setsockopt = rfc_setsockopt,
+	.accept_check = rfc_accept_check,
+	.release = rfc_free,
+};
+
+bool afalg_is_rfc(const struct alg_sock *sk)
+{
+	return afalg_mode_of(sk) == &rfc_mode;
+}
+
+int afalg_rfc_mode(struct alg_sock *sk)
+{
+	if (sk->connected || sk->type || sk->mode)
+		return -EINVAL;
+	if (!(sk->mode_priv = calloc(1, sizeof(struct rfc_tfm))))
+		return -ENOMEM;
+	sk->mode = &rfc_mode;
+	return 0;
 }
 
 int afalg_rfc_listen(struct alg_sock *sk)
 {
-	if (!sk->rfc || sk->connected)
+	if (sk->mode != &rfc_mode || sk->connected)
 		return -EOPNOTSUPP;
 	if (!sk->type)
 		return -EINVAL;	/* listen before bind */
-	sk->rfc->listening = true;
+	rfc_of(sk)->listening = true;
 	return 0;
 }
 
 static bool is_rfc_op(const struct alg_sock *sk)
 {
-	return sk->connected && sk->parent->rfc;
+	return sk->connected && afalg_is_rfc(sk);
 }
 
 int afalg_rfc_write(struct alg_sock *sk, const uint8_t *data, size_t len, bool more, bool oob)
@@ -629,7 +655,7 @@ static int setkey_bytes(void *tfm_sock, const uint8_t *key, size_t len)
 	if (!r)
 		r = ualg_tfm_setkey(sk->tfm, key, len);
 	if (!r)
-		memcpy(sk->rfc->keyfp, fp, sizeof(fp));
+		memcpy(rfc_of(sk)->keyfp, fp, sizeof(fp));
 	return r;
 }
 
@@ -704,7 +730,7 @@ static int op_option(struct alg_sock *op, bool is_op, const struct afalg_optval 
 	return 0;
 }
 
-int afalg_rfc_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v)
+static int rfc_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v)
 {
 	if (level != SOL_ALG)
 		return -ENOPROTOOPT;

@@ -7,6 +7,7 @@
 #include "ring.h"
 #include "server.h"
 #include "sandbox.h"
+#include "algd_afalg.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -203,6 +204,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ualg_fips_set_fatal_hook(fips_fatal);
+	algd_afalg_host_init();
 	if (ualg_fips_enabled() && opts.verbose)
 		algd_log(LOG_NOTICE, "FIPS mode");
 	if (config && config_load(config)) {

@@ -7,7 +7,7 @@
  * only place its state can change. */
 #include "server.h"
 #include "admin.h"
-#include "afalg.h"
+#include "algd_afalg.h"
 #include "config.h"
 #include "keystore.h"
 #include "proto.h"
@@ -621,7 +621,7 @@ static int on_describe(struct conn *c, size_t len)
 		return -1;
 	if (c->sk->connected)
 		d.flags |= UALG_DESCRIBE_OP;
-	if (c->sk->rfc || (c->sk->connected && c->sk->parent->rfc))
+	if (afalg_is_rfc(c->sk))
 		d.flags |= UALG_DESCRIBE_RFC;
 	if (c->sk->type) {
 		d.flags |= UALG_DESCRIBE_BOUND;

@@ -24,6 +24,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	signal(SIGPIPE, SIG_IGN);
 	policy = &no_policy;
 	epfd = epoll_create1(EPOLL_CLOEXEC);
+	algd_afalg_host_init();
 	return epfd < 0 || ualg_core_init() ? 1 : 0;
 }
 
