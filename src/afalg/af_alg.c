@@ -240,3 +240,35 @@ unsigned afalg_poll(const struct alg_sock *sk)
 	/* Transform sockets and hash sockets have no poll method. */
 	return sk->connected && sk->type->poll ? sk->type->poll(sk) : 0;
 }
+
+bool afalg_movable(const struct alg_sock *op)
+{
+	if (!op->connected || !op->type->export || op->parent->mode)
+		return false;
+	/* A hash moves as its exported state. */
+	return op->type->alg_type != UALG_ALG_SHASH || ualg_hash_statesize(afalg_tfm(op));
+}
+
+int afalg_export(const struct alg_sock *op, struct afalg_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	return afalg_movable(op) ? op->type->export(op, st) : -EOPNOTSUPP;
+}
+
+int afalg_import(struct alg_sock *op, const struct afalg_state *st, bool part)
+{
+	if (!afalg_movable(op))
+		return -EOPNOTSUPP;
+	if (st->flags & ~AFALG_STATE_FLAGS_ALL)
+		return -EINVAL;
+	return op->type->import(op, st, part);
+}
+
+void afalg_state_free(struct afalg_state *st)
+{
+	if (st->data) {
+		ualg_wipe(st->data, st->len);
+		free(st->data);
+	}
+	ualg_wipe(st, sizeof(*st));
+}

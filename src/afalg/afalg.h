@@ -41,6 +41,7 @@
 
 struct alg_sock;
 struct afalg_optval;
+struct afalg_state;
 struct key_caller;	/* the host's idea of who is calling (algd: keystore.h) */
 
 /* What one sendmsg() carries besides data (already parsed by the shim). */
@@ -94,6 +95,10 @@ struct alg_type {
 	/* Frees the transform socket's type state (tfm_priv) when the socket
 	 * goes or binds another algorithm; NULL: the type keeps none. */
 	void (*release_tfm)(struct alg_sock *sk);
+	/* Optional: an op socket's state out of one host and into another
+	 * (struct afalg_state below); a type without them stays where it is. */
+	int (*export)(const struct alg_sock *op, struct afalg_state *st);
+	int (*import)(struct alg_sock *op, const struct afalg_state *st, bool part);
 	/* Options of the type's own on the transform socket (akcipher, kpp):
 	 * returns AFALG_OPT_GENERIC for those af_alg.c handles. */
 	int (*setsockopt)(struct alg_sock *sk, int optname, const struct afalg_optval *v);
@@ -184,6 +189,31 @@ int afalg_recv(struct alg_sock *sk, uint8_t *out, size_t len, bool dontwait, boo
 /* The poll mask sock_poll() would report. */
 unsigned afalg_poll(const struct alg_sock *sk);
 
+/* An op socket's state as one host hands it to another (the shim's
+ * in-process engine to algd, at fork and execve): what its next call
+ * continues from, never the key.  data is the queued input (skcipher,
+ * aead) or the open hash's exported state. */
+#define AFALG_STATE_INIT 0x1u	/* a request has begun (op, IV, assoclen set) */
+#define AFALG_STATE_MORE 0x2u	/* MSG_MORE: the request goes on */
+#define AFALG_STATE_ENC 0x4u
+#define AFALG_STATE_RESULT 0x8u	/* hash: a digest not read yet */
+#define AFALG_STATE_FLAGS_ALL 0xfu
+struct afalg_state {
+	uint32_t flags;		/* AFALG_STATE_* */
+	uint32_t op, assoclen;
+	uint8_t iv[UALG_MAX_IVSIZE];
+	uint8_t result[UALG_MAX_DIGESTSIZE];
+	uint8_t *data;		/* export: allocated, for afalg_state_free() */
+	size_t len;
+};
+/* -EOPNOTSUPP when the socket's type cannot move. */
+int afalg_export(const struct alg_sock *op, struct afalg_state *st);
+/* Into a fresh op socket: parts (part = true) append queued data, the last
+ * call sets the rest.  Anything a host could not have produced is -EINVAL. */
+int afalg_import(struct alg_sock *op, const struct afalg_state *st, bool part);
+void afalg_state_free(struct afalg_state *st);
+bool afalg_movable(const struct alg_sock *op);
+
 /* The op socket's transform (shared with its parent). */
 static inline struct ualg_tfm *afalg_tfm(const struct alg_sock *op)
 {
@@ -222,6 +252,8 @@ static inline struct afalg_tx *afalg_tx_of(const struct alg_sock *op)
 	return op->ctx;
 }
 int afalg_tx_accept(struct alg_sock *op, const struct alg_sock *from);
+int afalg_tx_export(const struct alg_sock *op, struct afalg_state *st);
+int afalg_tx_import(struct alg_sock *op, const struct afalg_state *st, bool part);
 unsigned afalg_tx_poll(const struct alg_sock *op);
 void afalg_tx_release(struct alg_sock *op);
 

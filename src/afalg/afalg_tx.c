@@ -154,6 +154,49 @@ int afalg_tx_accept(struct alg_sock *op, const struct alg_sock *from)
 	return 0;
 }
 
+int afalg_tx_export(const struct alg_sock *op, struct afalg_state *st)
+{
+	const struct afalg_tx *tx = afalg_tx_of(op);
+
+	st->flags = (tx->init ? AFALG_STATE_INIT : 0) | (tx->more ? AFALG_STATE_MORE : 0) |
+		    (tx->enc ? AFALG_STATE_ENC : 0);
+	st->op = tx->op;
+	st->assoclen = tx->assoclen;
+	memcpy(st->iv, tx->iv, sizeof(st->iv));
+	if (!tx->used)
+		return 0;
+	if (!(st->data = malloc(tx->used)))
+		return -ENOMEM;
+	memcpy(st->data, afalg_tx_data(tx), tx->used);
+	st->len = tx->used;
+	return 0;
+}
+
+/* The queue must fit the send buffer as sends would have filled it; the
+ * operation must be one the socket allows. */
+int afalg_tx_import(struct alg_sock *op, const struct afalg_state *st, bool part)
+{
+	struct afalg_tx *tx = afalg_tx_of(op);
+
+	if (st->len > sndbuf_left(tx) + (PAGE_SIZE_ - 1))
+		return -EINVAL;
+	if (st->len && tx_append(tx, st->data, st->len))
+		return -ENOMEM;
+	if (part)
+		return 0;
+	const uint32_t ops = tx->ops ? tx->ops : 1u << ALG_OP_DECRYPT | 1u << ALG_OP_ENCRYPT;
+	if ((st->flags & AFALG_STATE_RESULT) || st->op > 31 || !(ops & 1u << st->op) ||
+	    st->assoclen > INT32_MAX || (!(st->flags & AFALG_STATE_INIT) && tx->used))
+		return -EINVAL;
+	tx->init = st->flags & AFALG_STATE_INIT;
+	tx->more = st->flags & AFALG_STATE_MORE;
+	tx->enc = st->flags & AFALG_STATE_ENC;
+	tx->op = st->op;
+	tx->assoclen = st->assoclen;
+	memcpy(tx->iv, st->iv, sizeof(tx->iv));
+	return 0;
+}
+
 unsigned afalg_tx_poll(const struct alg_sock *op)
 {
 	const struct afalg_tx *tx = afalg_tx_of(op);

@@ -112,4 +112,6 @@ const struct alg_type afalg_type_aead = {
 	.send_copies = true,
 	.whole_buffer = true,
 	.release = afalg_tx_release,
+	.export = afalg_tx_export,
+	.import = afalg_tx_import,
 };

@@ -5,6 +5,7 @@
 #include "afalg.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct hash_ctx {
@@ -97,6 +98,44 @@ static void hash_release(struct alg_sock *op)
 	ualg_hash_exit(&ctx->desc);
 }
 
+static int hash_export(const struct alg_sock *op, struct afalg_state *st)
+{
+	const struct hash_ctx *ctx = op->ctx;
+
+	st->flags = (ctx->more ? AFALG_STATE_MORE : 0) | (ctx->have_result ? AFALG_STATE_RESULT : 0);
+	memcpy(st->result, ctx->result, sizeof(st->result));
+	if (!ctx->more)
+		return 0;
+	const size_t n = ualg_hash_statesize(afalg_tfm(op));
+	if (!(st->data = malloc(n)))
+		return -ENOMEM;
+	st->len = n;
+	return ualg_hash_export(&ctx->desc, st->data);
+}
+
+/* An open hash comes back through the driver's import, which refuses
+ * states no update could have made. */
+static int hash_import(struct alg_sock *op, const struct afalg_state *st, bool part)
+{
+	struct hash_ctx *ctx = op->ctx;
+	const uint32_t allowed = AFALG_STATE_MORE | AFALG_STATE_RESULT;
+
+	if (part || (st->flags & ~allowed) || ctx->more || ctx->have_result ||
+	    !(st->flags & AFALG_STATE_MORE) != !st->len)
+		return -EINVAL;
+	if (st->flags & AFALG_STATE_MORE) {
+		int r = ualg_hash_import(&ctx->desc, afalg_tfm(op), st->data, st->len);
+		if (r)
+			return r;
+		ctx->more = true;
+	}
+	if (st->flags & AFALG_STATE_RESULT) {
+		memcpy(ctx->result, st->result, sizeof(ctx->result));
+		ctx->have_result = true;
+	}
+	return 0;
+}
+
 const struct alg_type afalg_type_hash = {
 	.name = "hash",
 	.alg_type = UALG_ALG_SHASH,
@@ -106,4 +145,6 @@ const struct alg_type afalg_type_hash = {
 	.send = hash_send,
 	.recv = hash_recv,
 	.release = hash_release,
+	.export = hash_export,
+	.import = hash_import,
 };

@@ -61,4 +61,6 @@ const struct alg_type afalg_type_skcipher = {
 	.poll = afalg_tx_poll,
 	.send_copies = true,
 	.release = afalg_tx_release,
+	.export = afalg_tx_export,
+	.import = afalg_tx_import,
 };

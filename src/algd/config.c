@@ -2,6 +2,7 @@
 #include "log.h"
 #include "config.h"
 #include "crypto.h"
+#include "engine_ctl.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -96,6 +97,20 @@ static const char *parse_line(char *line, struct parsed *p)
 		p->cfg.has_admin_gid = true;
 		return NULL;
 	}
+	if (!strcmp(w[0], "engine") && n == 2) {
+		if (strcmp(w[1], "inproc") && strcmp(w[1], "algd"))
+			return "engine must be inproc or algd";
+		p->cfg.engine_algd = !strcmp(w[1], "algd");
+		return NULL;
+	}
+	if (!strcmp(w[0], "engine-algd") && n == 2) {
+		if (strlen(w[1]) >= CONFIG_NAME_MAX)
+			return "algorithm name too long";
+		if (p->cfg.n_engine_keep == CONFIG_ENGINE_RULES_MAX)
+			return "too many engine-algd settings";
+		strcpy(p->cfg.engine_keep[p->cfg.n_engine_keep++], w[1]);
+		return NULL;
+	}
 	const bool prio = !strcmp(w[0], "priority") && n == 3;
 	if (prio || (!strcmp(w[0], "disable") && n == 2)) {
 		if (strlen(w[1]) >= UALG_MAX_ALG_NAME)
@@ -110,7 +125,8 @@ static const char *parse_line(char *line, struct parsed *p)
 		s->priority = prio ? (int)v : 0;
 		return NULL;
 	}
-	return "expected: socket PATH | admin-group GROUP | priority DRIVER N | disable DRIVER";
+	return "expected: socket PATH | admin-group GROUP | priority DRIVER N | disable DRIVER | "
+	       "engine inproc|algd | engine-algd NAME";
 }
 
 static int parse_file(const char *path, struct parsed *p)
@@ -163,6 +179,16 @@ static struct ualg_alg *find_driver(const char *driver)
 	return NULL;
 }
 
+static bool cmdline_engine_algd;
+
+void config_set_engine_algd(bool algd_only)
+{
+	cmdline_engine_algd = algd_only;
+	engine_ctl_reset(algd_only || current.engine_algd);
+	for (unsigned i = 0; i < current.n_engine_keep; i++)
+		engine_ctl_keep(current.engine_keep[i]);
+}
+
 static void apply(const struct parsed *p)
 {
 	for (const struct ualg_alg *a = ualg_alg_next(NULL); a; a = ualg_alg_next(a))
@@ -179,6 +205,7 @@ static void apply(const struct parsed *p)
 			ualg_alg_set_priority(a, p->set[i].priority);
 	}
 	current = p->cfg;
+	config_set_engine_algd(cmdline_engine_algd);
 }
 
 static int load(const char *path)
@@ -223,6 +250,10 @@ int config_save(void)
 		fprintf(f, "socket %s\n", current.socket_path);
 	if (current.has_admin_gid)
 		fprintf(f, "admin-group %u\n", (unsigned)current.admin_gid);
+	if (current.engine_algd)
+		fputs("engine algd\n", f);
+	for (unsigned i = 0; i < current.n_engine_keep; i++)
+		fprintf(f, "engine-algd %s\n", current.engine_keep[i]);
 	for (const struct ualg_alg *a = ualg_alg_next(NULL); a; a = ualg_alg_next(a)) {
 		if (ualg_alg_is_instance(a))
 			continue;

@@ -4,6 +4,9 @@
  *   admin-group GROUP      who besides root may change algorithms
  *   priority DRIVER N      a driver's priority (0..2147483647)
  *   disable DRIVER         keep a driver out of lookups
+ *   engine inproc|algd     where AF_ALG data is served by default (inproc:
+ *                          in the program where algd allows it)
+ *   engine-algd NAME       an algorithm or driver whose data algd serves
  *
  * Parsing is strict: an unknown keyword, a missing or extra word, a bad
  * number or a line over 255 bytes rejects the whole file, and a reload
@@ -18,11 +21,19 @@
 
 #define CONFIG_PATH_MAX 108	/* sun_path */
 
+#define CONFIG_ENGINE_RULES_MAX 64
+#define CONFIG_NAME_MAX 128
+
 struct algd_config {
 	char socket_path[CONFIG_PATH_MAX];	/* empty: not set */
 	bool has_admin_gid;
 	gid_t admin_gid;
+	bool engine_algd;			/* "engine algd" */
+	unsigned n_engine_keep;
+	char engine_keep[CONFIG_ENGINE_RULES_MAX][CONFIG_NAME_MAX];	/* "engine-algd NAME" */
 };
+/* --engine algd on the command line: as "engine algd", whatever the file says. */
+void config_set_engine_algd(bool algd_only);
 
 /* Reads and applies path (remembered for reloads and saves).  Returns 0,
  * or -1 after printing why to stderr, changing nothing. */

@@ -26,8 +26,11 @@ static void usage(FILE *f)
 {
 	fputs("usage: algd [-v] [--config FILE] [--socket PATH] [--ready-fd FD] [--workers N] [--poll-us US]\n"
 	      "            [--user NAME] [--allow LIST] [--alg-allow NAME=LIST] [--max-sockets N] [--no-seccomp] [--list] [--fips]\n"
-	      "  --config FILE   settings (see algd.conf(5) in README): priorities,\n"
-	      "                  disabled drivers, admin group, socket; SIGHUP rereads it\n"
+	      "            [--engine inproc|algd]\n"
+	      "  --config FILE   settings (algd.conf(5)): priorities, disabled drivers,\n"
+	      "                  admin group, socket, engines; SIGHUP rereads it\n"
+	      "  --engine E      inproc (default): programs may serve AF_ALG data\n"
+	      "                  themselves where algd allows it; algd: algd serves all\n"
 	      "  --socket PATH   listen on PATH (default: $UALG_SOCKET, /run/ualg/algd.sock\n"
 	      "                  for root, else $XDG_RUNTIME_DIR/ualg/algd.sock)\n"
 	      "  --ready-fd FD   write one byte to FD once listening, then close it\n"
@@ -119,6 +122,7 @@ int main(int argc, char **argv)
 		{ "max-sockets", required_argument, NULL, 'm' },
 		{ "no-seccomp", no_argument, NULL, 'n' },
 		{ "fips", no_argument, NULL, 'f' },
+		{ "engine", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -162,6 +166,13 @@ int main(int argc, char **argv)
 			break;
 		case 'n': opts.no_seccomp = true; break;
 		case 'f': fips = true; break;
+		case 'E':
+			if (strcmp(optarg, "inproc") && strcmp(optarg, "algd")) {
+				algd_log(LOG_ERR, "bad --engine (inproc or algd): %s", optarg);
+				return 2;
+			}
+			config_set_engine_algd(!strcmp(optarg, "algd"));
+			break;
 		case 'v': opts.verbose++; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

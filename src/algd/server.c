@@ -9,6 +9,7 @@
 #include "admin.h"
 #include "algd_afalg.h"
 #include "config.h"
+#include "engine_ctl.h"
 #include "keystore.h"
 #include "proto.h"
 #include "sandbox.h"
@@ -631,6 +632,19 @@ static int on_describe(struct conn *c, size_t len)
 	return reply(c, UALG_MSG_DESCRIBE, 0, 0, &d, sizeof(d), -1) ? -1 : 0;
 }
 
+static int on_engine(struct conn *c, uint16_t type, const uint8_t *body, size_t len)
+{
+	struct ualg_engine_info info;
+	if (type == UALG_MSG_ENGINE) {
+		if (len)
+			return -1;
+		engine_ctl_info(c->sk, &info);
+		return reply(c, type, 0, 0, &info, sizeof(info), -1) ? -1 : 0;
+	}
+	int r = engine_ctl_adopt(c->sk, body, len);
+	return r == -1 || reply(c, type, 0, r, NULL, 0, -1) ? -1 : 0;
+}
+
 static int on_sndbuf(struct conn *c, const uint8_t *body, size_t len)
 {
 	struct ualg_sndbuf b;
@@ -737,6 +751,8 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len, struct req
 				   KEYSTORE_BAD_FRAME);
 	case UALG_MSG_DESCRIBE: return on_describe(c, blen);
 	case UALG_MSG_SNDBUF: return on_sndbuf(c, body, blen);
+	case UALG_MSG_ENGINE:
+	case UALG_MSG_ADOPT: return on_engine(c, h.type, body, blen);
 	case UALG_MSG_RING_SETUP:
 	case UALG_MSG_RING_OPEN:
 	case UALG_MSG_RING_SETKEY:

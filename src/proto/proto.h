@@ -70,6 +70,8 @@ enum ualg_msg_type {
 	UALG_MSG_SHM_SETUP = 66,	/* op socket: create its payload area (below) */
 	UALG_MSG_SEND_SHM = 67,	/* SEND whose data lies in the payload area */
 	UALG_MSG_RECV_SHM = 68,	/* RECV whose result goes into the payload area */
+	UALG_MSG_ENGINE = 69,	/* op socket: may the shim serve it in-process? (below) */
+	UALG_MSG_ADOPT = 70,	/* op socket: take over its in-process state (below) */
 	UALG_MSG_RING_SETUP = 80,	/* native API: create this connection's ring */
 	UALG_MSG_RING_OPEN,	/* open a transform by name: result is its id */
 	UALG_MSG_RING_SETKEY,	/* set a transform's key (kept in algd) */
@@ -202,6 +204,36 @@ struct ualg_describe {
  * (already doubled and clamped by the kernel on the real socket). */
 struct ualg_sndbuf {
 	uint32_t bytes;
+};
+
+/* The in-process engine (src/shim/inproc.c).  ENGINE (empty body) on a
+ * fresh op socket: algd's answer, the control plane's verdict, says whether
+ * the shim may serve the socket's data in the program and with which
+ * driver (FIPS mode, RFC mode, keys by reference and algd.conf's "engine"
+ * settings keep a socket here).  Never a key: the shim serves only
+ * transforms whose key it was handed by value. */
+#define UALG_ENGINE_INPROC 0x1u
+struct ualg_engine_info {
+	uint32_t flags;		/* UALG_ENGINE_* */
+	uint32_t authsize;	/* aead: the transform's tag length */
+	uint8_t type[14];	/* salg_type, NUL-terminated within */
+	uint16_t reserved;
+	char driver[128];	/* what to bind in the process, NUL-terminated within */
+};
+
+/* ADOPT: the op socket's state as the process had it, when an in-process
+ * socket becomes shared (fork, execve).  Frames with UALG_ADOPT_PART carry
+ * queued data only; the last one the rest.  algd checks it as it would its
+ * own (afalg_import): a forged state is EINVAL, never harm. */
+#define UALG_ADOPT_PART 0x1u
+struct ualg_adopt {
+	uint32_t flags;		/* UALG_ADOPT_* */
+	uint32_t state;		/* AFALG_STATE_* of src/afalg/afalg.h */
+	uint32_t op, assoclen;
+	uint8_t iv[32];		/* UALG_MAX_IVSIZE */
+	uint8_t result[64];	/* UALG_MAX_DIGESTSIZE */
+	uint32_t len;		/* bytes of data that follow */
+	uint32_t reserved;	/* zero */
 };
 
 #define UALG_FRAME_PARTS 64	/* iovecs one frame may gather from */

@@ -149,6 +149,8 @@ static int reply_ok(const struct xact *x, const struct ualg_hdr *h, ssize_t n, s
 		return 0;
 	if (x->type == UALG_MSG_SHM_SETUP)
 		return h->result < 0 ? data == 0 : data == sizeof(struct ualg_shm_setup_reply);
+	if (x->type == UALG_MSG_ENGINE)
+		return h->result < 0 ? data == 0 : data == sizeof(struct ualg_engine_info);
 	if (x->type == UALG_MSG_DESCRIBE)
 		return h->result < 0 ? data == 0 : data == sizeof(struct ualg_describe);
 	if (x->type == UALG_MSG_RFC_READ)

@@ -12,83 +12,11 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
-/* memcheck does not know that process_vm_writev() to our own pid defines
- * the bytes it writes; its client request says so (a no-op elsewhere). */
-#if __has_include(<valgrind/memcheck.h>)
-#include <valgrind/memcheck.h>
-#else
-#define VALGRIND_MAKE_MEM_DEFINED(addr, len) ((void)(addr), (void)(len))
-#endif
-
 #ifndef SOL_ALG
 #define SOL_ALG 279
 #endif
 
 #define OPTMEM_MAX 20480u	/* net.core.optmem_max: sock_kmalloc's limit */
-
-int copy_in(void *dst, const void *src, size_t len)
-{
-	struct iovec local = { dst, len }, remote = { (void *)src, len };
-
-	if (!len)
-		return 0;
-	if (!src)
-		return -EFAULT;
-	/* Reading our own memory through the kernel reports a bad pointer
-	 * as EFAULT instead of crashing the program, as a system call would. */
-	ssize_t n = syscall(SYS_process_vm_readv, getpid(), &local, 1UL, &remote, 1UL, 0UL);
-	if (n == (ssize_t)len)
-		return 0;
-	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
-		memcpy(dst, src, len);	/* no such call here: trust the pointer */
-		return 0;
-	}
-	return -EFAULT;
-}
-
-int copy_out(void *dst, const void *src, size_t len)
-{
-	struct iovec local = { (void *)src, len }, remote = { dst, len };
-
-	if (!len)
-		return 0;
-	if (!dst)
-		return -EFAULT;
-	ssize_t n = syscall(SYS_process_vm_writev, getpid(), &local, 1UL, &remote, 1UL, 0UL);
-	if (n == (ssize_t)len) {
-		(void)VALGRIND_MAKE_MEM_DEFINED(dst, len);
-		return 0;
-	}
-	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
-		memcpy(dst, src, len);
-		return 0;
-	}
-	return -EFAULT;
-}
-
-/* Writes the byte back as it was; a write-only mapping (PROT_WRITE alone,
- * as libkcapi maps its output file) cannot be read and gets a zero, which
- * the result overwrites. */
-static int probe_byte(uint8_t *p)
-{
-	uint8_t b = 0;
-	struct iovec local = { &b, 1 }, remote = { p, 1 };
-	pid_t self = getpid();
-
-	if (syscall(SYS_process_vm_readv, self, &local, 1UL, &remote, 1UL, 0UL) != 1)
-		b = 0;
-	if (syscall(SYS_process_vm_writev, self, &local, 1UL, &remote, 1UL, 0UL) != 1)
-		return errno == ENOSYS || errno == EPERM ? 0 : -EFAULT;
-	return 0;
-}
-
-int probe_out(void *buf, size_t len)
-{
-	if (!len)
-		return 0;
-	int r = probe_byte(buf);
-	return r ? r : probe_byte((uint8_t *)buf + len - 1);
-}
 
 static size_t kcmsg_align(size_t len)
 {

@@ -45,6 +45,7 @@ static void afd_put(struct afd *a)
 		if (a->nl_peer >= 0)
 			real.close(a->nl_peer);
 		shm_forget(a);
+		inproc_forget(a);
 		pthread_mutex_destroy(&a->shm_lock);
 		pthread_mutex_destroy(&a->lock);
 		free(a);
@@ -93,4 +94,17 @@ void afd_untrack(int fd)
 
 	if (s)
 		afd_put(atomic_exchange(s, NULL));
+}
+
+int afd_find_fd_of_ipo(const struct inproc_op *ipo)
+{
+	for (unsigned i = 0; i < L1_SIZE; i++) {
+		_Atomic(struct afd *) *l2 = atomic_load_explicit(&table[i], memory_order_acquire);
+		for (unsigned j = 0; l2 && j < L2_SIZE; j++) {
+			struct afd *a = atomic_load_explicit(&l2[j], memory_order_acquire);
+			if (a && a->ipo == ipo)
+				return (int)(i << L2_BITS | j);
+		}
+	}
+	return -1;
 }

@@ -96,6 +96,7 @@ __attribute__((constructor)) static void shim_init(void)
 {
 	shim_resolve();
 	shim_adopt_inherited();
+	inproc_init();
 }
 
 static int fail(int err)
@@ -116,6 +117,11 @@ static bool nonblocking(int fd)
 {
 	int fl = real.fcntl(fd, F_GETFL);
 	return fl >= 0 && (fl & O_NONBLOCK);
+}
+
+bool shim_nonblocking(int fd)
+{
+	return nonblocking(fd);
 }
 
 /* ---- socket creation and set-up ------------------------------------ */
@@ -211,6 +217,7 @@ EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 	if (r < 0)
 		return fail(-r);
 	memcpy(a->type, b.type, sizeof(a->type));
+	inproc_bound(a);
 	return 0;
 }
 
@@ -385,6 +392,13 @@ EXPORT int setsockopt(int fd, int level, int optname, const void *val, socklen_t
 	struct iovec parts[2] = { { &o, sizeof(o) }, { buf, o.vallen } };
 	struct xact x = { .type = UALG_MSG_SETSOCKOPT, .parts = parts, .nparts = 2 };
 	int r = client_xact(a, fd, &x);
+	if (r >= 0 && level == SOL_ALG && optname == ALG_SET_KEY)
+		inproc_keyed(a, buf, o.vallen);
+	else if (r >= 0 && level == SOL_ALG && (optname == ALG_SET_KEY_BY_KEY_SERIAL ||
+						optname == UALG_SET_KEY_BY_NAME))
+		inproc_keyed(a, NULL, 0);
+	else if (r >= 0 && level == SOL_ALG && optname == ALG_SET_AEAD_AUTHSIZE)
+		inproc_authsize(a, len);
 	if (buf) {
 		explicit_bzero(buf, len);	/* a key */
 		free(buf);
@@ -445,6 +459,7 @@ static int do_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *al
 		return fail(ENOMEM);
 	}
 	afd_get(x.rfd)->rfc = a->rfc;
+	inproc_accepted(a, x.rfd, afd_get(x.rfd));
 	return x.rfd;
 }
 
@@ -628,6 +643,11 @@ static ssize_t do_send(int fd, struct afd *a, const struct iovec *iov, size_t ni
 		}
 		ssize_t s = netlink_send(a, buf, n);
 		return s < 0 ? sfail((int)-s) : (ssize_t)total;
+	}
+	if (a->ipo) {
+		ssize_t n = inproc_send(fd, a, iov, niov, total, ctl, flags);
+		if (n != INPROC_MOVED)
+			return n;
 	}
 	if (a->rfc)
 		return rfc_send(fd, a, iov, niov, ctl, flags);
@@ -942,7 +962,7 @@ static ssize_t feed_chunks(int fd, struct afd *a, struct source *src, size_t len
 static ssize_t feed_from(int fd, struct afd *a, struct source *src, size_t len, bool more)
 {
 	uint8_t local[UALG_DATA_MAX];
-	uint8_t *area = len >= SHM_MIN ? shm_acquire(fd, a) : NULL;
+	uint8_t *area = len >= SHM_MIN && !a->ipo ? shm_acquire(fd, a) : NULL;
 	int r = source_open(src, area != NULL);
 	ssize_t n = r ? sfail(-r)
 		      : feed_chunks(fd, a, src, len, more, area ? area : local,
@@ -1069,6 +1089,11 @@ static ssize_t do_recv(int fd, struct afd *a, const struct iovec *iov, size_t ni
 	int r = iov_total(iov, niov, &total);
 	if (r)
 		return sfail(-r);
+	if (a->ipo) {
+		ssize_t n = inproc_recv(fd, a, iov, niov, total, flags, msg_flags);
+		if (n != INPROC_MOVED)
+			return n;
+	}
 	if (nonblocking(fd))
 		flags |= MSG_DONTWAIT;
 
@@ -1356,6 +1381,11 @@ EXPORT int ioctl(int fd, unsigned long cmd, ...)
 /* The mask sock_poll() gives an AF_ALG socket: algd knows its state. */
 short shim_alg_revents(int fd, struct afd *a, short events)
 {
+	if (a->ipo) {
+		int m = inproc_revents(a, events);
+		if (m >= 0)
+			return (short)m;
+	}
 	struct xact x = { .type = UALG_MSG_POLL };
 	int r = client_xact(a, fd, &x);
 

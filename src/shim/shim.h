@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 /* One emulated socket; every fd that refers to it (dup) shares it. */
 struct afd {
@@ -34,12 +35,19 @@ struct afd {
 	uint8_t *shm;
 	size_t shm_size;
 	pid_t shm_pid;
+	/* The in-process engine (inproc.c): a transform socket's key and
+	 * twin; an op socket served in this process. */
+	struct inproc_tfm *ipt;
+	struct inproc_op *ipo;
 };
 
 struct afd *afd_get(int fd);	/* NULL when fd is not ours */
 int afd_track(int fd, bool op, const char *type);	/* a new socket */
 void afd_share(int newfd, struct afd *a);	/* dup */
 void afd_untrack(int fd);
+/* An fd of the op socket served by ipo (inproc.c), or -1: a scan, for
+ * fork and exec only. */
+int afd_find_fd_of_ipo(const struct inproc_op *ipo);
 
 /* Real libc entry points, resolved once. */
 struct real_fns {
@@ -128,6 +136,28 @@ ssize_t rfc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov,
 		 const struct shim_ctl *ctl, int flags);
 ssize_t rfc_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov, int flags);
 
+/* inproc.c: the in-process engine.  The shim tells it what the program
+ * did to a transform socket (bind, key by value or by reference, tag
+ * length); after an accept() it asks algd whether the new op socket is
+ * served here.  The data calls return INPROC_MOVED when the socket went
+ * to algd meanwhile (fork in another thread): the caller serves the call
+ * as for any algd socket. */
+#define INPROC_MOVED (-1000000)
+void inproc_init(void);
+void inproc_bound(struct afd *a);
+void inproc_keyed(struct afd *a, const uint8_t *key, size_t len);	/* key NULL: by reference */
+void inproc_authsize(struct afd *a, unsigned authsize);
+void inproc_accepted(struct afd *parent, int newfd, struct afd *a);
+ssize_t inproc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, size_t total,
+		    const struct shim_ctl *ctl, int flags);
+ssize_t inproc_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov, size_t total,
+		    int flags, int *msg_flags);
+int inproc_revents(struct afd *a, short events);	/* < 0: moved */
+void inproc_handover_all(void);
+void inproc_forget(struct afd *a);
+/* O_NONBLOCK on the fd (a system call: only where a call would wait). */
+bool shim_nonblocking(int fd);
+
 /* inherit.c: adopts the algd connections a program inherited across
  * execve, which leaves the fd table empty.  Run once at load. */
 void shim_adopt_inherited(void);
@@ -136,7 +166,13 @@ void shim_adopt_inherited(void);
 int copy_in(void *dst, const void *src, size_t len);
 /* Copies to the caller's memory, -EFAULT where it cannot be written. */
 int copy_out(void *dst, const void *src, size_t len);
-/* -EFAULT unless the ends of buf are writable by the caller. */
+/* -EFAULT unless the ends of buf are writable by the caller (with the
+ * guard: every page of it). */
 int probe_out(void *buf, size_t len);
+/* -EFAULT unless every page of buf is readable. */
+int probe_in(const void *buf, size_t len);
+/* usermem.c: after this, the four above cost no system call (except under
+ * valgrind). */
+void usermem_guard_init(void);
 
 #endif

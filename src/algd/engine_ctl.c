@@ -1,0 +1,91 @@
+/* algd as the in-process engine's control plane (proto.h, UALG_MSG_ENGINE
+ * and UALG_MSG_ADOPT): which op sockets the shim may serve in the program,
+ * and taking them back when they become shared. */
+#include "engine_ctl.h"
+#include "algd_afalg.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool all_here;
+static char here[ENGINE_RULES_MAX][UALG_MAX_ALG_NAME];
+static unsigned n_here;
+
+void engine_ctl_reset(bool algd_only)
+{
+	all_here = algd_only;
+	n_here = 0;
+}
+
+int engine_ctl_keep(const char *name)
+{
+	if (strlen(name) >= UALG_MAX_ALG_NAME)
+		return -ENAMETOOLONG;
+	if (n_here == ENGINE_RULES_MAX)
+		return -ENOSPC;
+	strcpy(here[n_here++], name);
+	return 0;
+}
+
+static bool kept_here(const struct ualg_alg *alg)
+{
+	if (all_here)
+		return true;
+	for (unsigned i = 0; i < n_here; i++)
+		if (!strcmp(here[i], alg->name) || !strcmp(here[i], alg->driver))
+			return true;
+	return false;
+}
+
+/* Only the types whose state can come back here (afalg_movable), and for
+ * hashes a driver that can export it: the highest-priority such driver of
+ * the same algorithm. */
+int engine_ctl_info(const struct alg_sock *op, struct ualg_engine_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!op->connected || op->nokey || afalg_is_rfc(op) || ualg_fips_enabled())
+		return 0;
+	const struct ualg_tfm *tfm = afalg_tfm(op);
+	const struct ualg_alg *alg = tfm->alg;
+	const enum ualg_alg_type t = op->type->alg_type;
+	if ((t != UALG_ALG_SHASH && t != UALG_ALG_SKCIPHER && t != UALG_ALG_AEAD) ||
+	    !op->type->export || kept_here(alg))
+		return 0;
+	const char *driver = alg->driver;
+	struct ualg_alg *exp = NULL;
+	if (t == UALG_ALG_SHASH && !ualg_hash_statesize(tfm)) {
+		int err;
+		exp = ualg_alg_lookup_exportable(t, alg->name, &err);
+		if (!exp)
+			return 0;
+		driver = exp->driver;
+	}
+	out->flags = UALG_ENGINE_INPROC;
+	out->authsize = t == UALG_ALG_AEAD ? tfm->authsize : 0;
+	snprintf((char *)out->type, sizeof(out->type), "%s", op->type->name);
+	snprintf(out->driver, sizeof(out->driver), "%s", driver);
+	ualg_alg_put(exp);
+	return 0;
+}
+
+/* Returns the request's result, or -1 for a frame that does not parse. */
+int engine_ctl_adopt(struct alg_sock *op, const uint8_t *body, size_t len)
+{
+	struct ualg_adopt m;
+
+	if (len < sizeof(m))
+		return -1;
+	memcpy(&m, body, sizeof(m));
+	if ((m.flags & ~UALG_ADOPT_PART) || m.reserved || len != sizeof(m) + m.len)
+		return -1;
+	struct afalg_state st = { .flags = m.state, .op = m.op, .assoclen = m.assoclen,
+				  .data = (uint8_t *)body + sizeof(m), .len = m.len };
+	_Static_assert(sizeof(m.iv) == sizeof(st.iv) && sizeof(m.result) == sizeof(st.result),
+		       "ualg_adopt matches afalg_state");
+	memcpy(st.iv, m.iv, sizeof(st.iv));
+	memcpy(st.result, m.result, sizeof(st.result));
+	int r = op->connected ? afalg_import(op, &st, m.flags & UALG_ADOPT_PART) : -EOPNOTSUPP;
+	memset(&st, 0, sizeof(st));
+	return r;
+}

@@ -1,0 +1,21 @@
+/* The in-process engine's control plane in algd (engine_ctl.c). */
+#ifndef UALG_ALGD_ENGINE_CTL_H
+#define UALG_ALGD_ENGINE_CTL_H
+
+#include "afalg.h"
+#include "proto.h"
+
+#include <stdbool.h>
+
+/* algd.conf's "engine algd" (everything stays in algd) and
+ * "engine-algd NAME" (that algorithm or driver does). */
+#define ENGINE_RULES_MAX 64
+void engine_ctl_reset(bool algd_only);
+int engine_ctl_keep(const char *name);
+
+/* UALG_MSG_ENGINE's answer for an op socket (always 0). */
+int engine_ctl_info(const struct alg_sock *op, struct ualg_engine_info *out);
+/* UALG_MSG_ADOPT: the result, or -1 for a malformed frame. */
+int engine_ctl_adopt(struct alg_sock *op, const uint8_t *body, size_t len);
+
+#endif

@@ -1,0 +1,119 @@
+/* A program about to be replaced: in-process op sockets move to algd first
+ * (inproc.c), so that the new program, which inherits the fds, finds their
+ * state there.  glibc's exec*() and posix_spawn*() call each other
+ * internally, past the PLT, so each entry point is interposed. */
+#include "shim.h"
+
+#include <dlfcn.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+#define NEXT(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	inproc_handover_all();
+	return NEXT(execve)(path, argv, envp);
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+	inproc_handover_all();
+	return NEXT(execv)(path, argv);
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	inproc_handover_all();
+	return NEXT(execvp)(file, argv);
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	inproc_handover_all();
+	return NEXT(execvpe)(file, argv, envp);
+}
+
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	inproc_handover_all();
+	return NEXT(fexecve)(fd, argv, envp);
+}
+
+/* execl, execle and execlp gather their arguments into an array. */
+static char **gather(const char *arg0, va_list ap, char *const **envp)
+{
+	va_list n;
+	size_t count = 1;
+	va_copy(n, ap);
+	while (va_arg(n, char *))
+		count++;
+	va_end(n);
+	char **argv = malloc((count + 1) * sizeof(*argv));
+	if (!argv)
+		return NULL;
+	argv[0] = (char *)arg0;
+	for (size_t i = 1; i <= count; i++)
+		argv[i] = va_arg(ap, char *);
+	if (envp)
+		*envp = va_arg(ap, char *const *);
+	return argv;
+}
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	char **argv = gather(arg, ap, NULL);
+	va_end(ap);
+	if (!argv)
+		return -1;
+	int r = execv(path, argv);
+	free(argv);
+	return r;
+}
+
+EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	char **argv = gather(arg, ap, NULL);
+	va_end(ap);
+	if (!argv)
+		return -1;
+	int r = execvp(file, argv);
+	free(argv);
+	return r;
+}
+
+EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char *const *envp;
+	va_start(ap, arg);
+	char **argv = gather(arg, ap, &envp);
+	va_end(ap);
+	if (!argv)
+		return -1;
+	int r = execve(path, argv, envp);
+	free(argv);
+	return r;
+}
+
+EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+		       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	inproc_handover_all();
+	return NEXT(posix_spawn)(pid, path, fa, attr, argv, envp);
+}
+
+EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	inproc_handover_all();
+	return NEXT(posix_spawnp)(pid, file, fa, attr, argv, envp);
+}

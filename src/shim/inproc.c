@@ -1,0 +1,580 @@
+/* The in-process engine's host: AF_ALG op sockets whose data this process
+ * serves itself, with the same socket layer algd runs (src/afalg) loaded
+ * from libualg-engine.so.
+ *
+ * algd stays the control plane.  Every transform and op socket still is a
+ * connection to algd, made by socket(), bind(), setsockopt() and accept()
+ * as before, so names, priorities, self-test verdicts, policy and FIPS mode
+ * are decided there.  After an accept() algd says whether the op socket
+ * may be served here (UALG_MSG_ENGINE) and with which driver; if so, a
+ * twin of the transform is built here from the key the program handed over
+ * by value, and the op socket's sends, reads and polls never leave the
+ * process.
+ *
+ * A socket that becomes shared goes back to algd with its state
+ * (UALG_MSG_ADOPT): before fork(), so that parent and child use one
+ * stream, and before execve() and posix_spawn(), so that the new program
+ * finds it.  From then on algd serves it, as it serves every socket of
+ * UALG_ENGINE=algd.
+ *
+ * Locking: one mutex per transform tree (the twin and its op sockets), as
+ * the layer wants; a thread that would sleep in the kernel waits on the
+ * tree's sequence counter (a futex) with the mutex released, so another
+ * thread's send on the same socket goes through, and a signal or
+ * pthread_cancel() ends the wait as it ends the kernel's. */
+#include "shim.h"
+#include "engine.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct inproc_tfm {
+	atomic_uint refs;		/* the transform socket's afd + op sockets */
+	pthread_mutex_t lock;		/* the tree */
+	_Atomic uint32_t seq;		/* bumped when the tree's state changes */
+	atomic_uint waiters;
+	enum { KEY_NONE, KEY_VALUE, KEY_REF } keysrc;
+	uint8_t *key;
+	size_t keylen;
+	bool has_authsize;
+	unsigned authsize;
+	char type[14];
+	char driver[128];
+	struct alg_sock *twin;		/* built at the first in-process accept */
+};
+
+struct inproc_op {
+	struct inproc_tfm *t;
+	struct alg_sock *op;		/* NULL once moved to algd */
+	bool hash;
+	struct inproc_op *prev, *next;	/* every live one, for fork and exec */
+};
+
+static const struct ualg_engine *eng;
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t ops_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct inproc_op *ops;
+
+/* $UALG_ENGINE: algd never serves here; inproc and auto (the default)
+ * serve here what algd allows. */
+static bool wanted(void)
+{
+	static atomic_int cached = -1;
+	int v = atomic_load(&cached);
+	if (v < 0) {
+		const char *e = getenv("UALG_ENGINE");
+		v = !(e && !strcmp(e, "algd"));
+		atomic_store(&cached, v);
+	}
+	return v;
+}
+
+static void debug(const char *what, int err)
+{
+	if (secure_getenv("UALG_DEBUG"))
+		fprintf(stderr, "ualg: in-process engine: %s: %s\n", what, strerror(err));
+}
+
+/* libualg-engine.so beside this shim. */
+static void load(void)
+{
+	Dl_info info;
+	char path[PATH_MAX];
+	if (!dladdr((void *)load, &info) || !info.dli_fname)
+		return;
+	const char *slash = strrchr(info.dli_fname, '/');
+	int n = snprintf(path, sizeof(path), "%.*s%s", slash ? (int)(slash - info.dli_fname + 1) : 0,
+			 info.dli_fname, UALG_ENGINE_FILE);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return;
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	const struct ualg_engine *e = h ? dlsym(h, UALG_ENGINE_SYMBOL) : NULL;
+	if (!e) {
+		debug(dlerror(), ENOENT);
+		return;
+	}
+	int r = e->init();
+	if (r) {
+		debug("core", -r);
+		return;
+	}
+	usermem_guard_init();
+	eng = e;
+}
+
+static bool loaded(void)
+{
+	pthread_once(&load_once, load);
+	return eng != NULL;
+}
+
+/* ---- the transform socket ------------------------------------------- */
+
+static void tfm_put(struct inproc_tfm *t)
+{
+	if (!t || atomic_fetch_sub(&t->refs, 1) != 1)
+		return;
+	if (t->twin)
+		eng->put(t->twin);
+	if (t->key) {
+		explicit_bzero(t->key, t->keylen);
+		free(t->key);
+	}
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+static struct inproc_tfm *tfm_of(struct afd *a)
+{
+	if (!a->ipt) {
+		struct inproc_tfm *t = calloc(1, sizeof(*t));
+		if (!t)
+			return NULL;
+		atomic_init(&t->refs, 1);
+		pthread_mutex_init(&t->lock, NULL);
+		a->ipt = t;
+	}
+	return a->ipt;
+}
+
+/* The twin no longer matches the transform socket (a new bind or key):
+ * op sockets made from it keep it, the next one gets a new twin. */
+static void drop_twin(struct inproc_tfm *t)
+{
+	if (t->twin)
+		eng->put(t->twin);
+	t->twin = NULL;
+}
+
+void inproc_bound(struct afd *a)
+{
+	struct inproc_tfm *t = tfm_of(a);
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	if (t->key)
+		explicit_bzero(t->key, t->keylen);
+	free(t->key);
+	t->key = NULL;
+	t->keylen = 0;
+	t->keysrc = KEY_NONE;
+	t->has_authsize = false;
+	memcpy(t->type, a->type, sizeof(t->type));
+	drop_twin(t);
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* Only the types served here keep a copy (never an akcipher's or kpp's). */
+static bool served_type(const char *type)
+{
+	return !strcmp(type, "hash") || !strcmp(type, "skcipher") || !strcmp(type, "aead");
+}
+
+void inproc_keyed(struct afd *a, const uint8_t *key, size_t len)
+{
+	struct inproc_tfm *t = tfm_of(a);
+	if (!t)
+		return;
+	uint8_t *copy = key && served_type(a->type) ? malloc(len ? len : 1) : NULL;
+	if (copy)
+		memcpy(copy, key, len);
+	pthread_mutex_lock(&t->lock);
+	if (t->key)
+		explicit_bzero(t->key, t->keylen);
+	free(t->key);
+	t->key = copy;
+	t->keylen = copy ? len : 0;
+	/* A key by reference (or one we could not keep) stays in algd. */
+	t->keysrc = copy ? KEY_VALUE : KEY_REF;
+	drop_twin(t);
+	pthread_mutex_unlock(&t->lock);
+}
+
+void inproc_authsize(struct afd *a, unsigned authsize)
+{
+	struct inproc_tfm *t = tfm_of(a);
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	t->has_authsize = true;
+	t->authsize = authsize;
+	drop_twin(t);
+	pthread_mutex_unlock(&t->lock);
+}
+
+static int build_twin(struct inproc_tfm *t, const struct ualg_engine_info *info)
+{
+	int r;
+	struct alg_sock *sk = eng->bind((const char *)info->type, info->driver, &r);
+	if (!sk)
+		return r;
+	if (t->keysrc == KEY_VALUE && (r = eng->setkey(sk, t->key, t->keylen)))
+		goto fail;
+	if (info->authsize && (r = eng->setauthsize(sk, info->authsize)))
+		goto fail;
+	t->twin = sk;
+	snprintf(t->driver, sizeof(t->driver), "%s", info->driver);
+	return 0;
+fail:
+	eng->put(sk);
+	return r;
+}
+
+/* ---- op sockets ----------------------------------------------------- */
+
+static void op_link(struct inproc_op *o)
+{
+	pthread_mutex_lock(&ops_lock);
+	o->next = ops;
+	if (ops)
+		ops->prev = o;
+	ops = o;
+	pthread_mutex_unlock(&ops_lock);
+}
+
+static struct inproc_op *op_new(struct inproc_tfm *t, struct alg_sock *op)
+{
+	struct inproc_op *o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	atomic_fetch_add(&t->refs, 1);
+	o->t = t;
+	o->op = op;
+	o->hash = !strcmp(t->type, "hash");
+	return o;
+}
+
+void inproc_accepted(struct afd *parent, int newfd, struct afd *a)
+{
+	if (!wanted() || parent->rfc || parent->nl_peer >= 0)
+		return;
+	struct alg_sock *op = NULL;
+	struct inproc_tfm *t;
+	if (parent->op) {
+		/* accept() on an op socket (a hash's clone): the clone is
+		 * made where the state is. */
+		struct inproc_op *src = parent->ipo;
+		if (!src)
+			return;
+		t = src->t;
+		pthread_mutex_lock(&t->lock);
+		if (src->op && eng->accept(src->op, &op))
+			op = NULL;
+	} else {
+		t = parent->ipt;
+		if (!t || t->keysrc == KEY_REF)
+			return;
+		struct ualg_engine_info info;
+		struct iovec body = { &info, sizeof(info) };
+		struct xact x = { .type = UALG_MSG_ENGINE, .rbody = &body, .nrbody = 1 };
+		if (client_xact(a, newfd, &x) || x.rlen != sizeof(info) ||
+		    !(info.flags & UALG_ENGINE_INPROC) || !loaded())
+			return;
+		info.type[sizeof(info.type) - 1] = 0;
+		info.driver[sizeof(info.driver) - 1] = 0;
+		pthread_mutex_lock(&t->lock);
+		int r = 0;
+		if (!t->twin || strcmp(t->driver, info.driver)) {
+			drop_twin(t);
+			r = build_twin(t, &info);
+		}
+		if (r)
+			debug(info.driver, -r);
+		if (r || eng->accept(t->twin, &op))
+			op = NULL;
+	}
+	struct inproc_op *o = op ? op_new(t, op) : NULL;
+	if (op && !o)
+		eng->put(op);
+	pthread_mutex_unlock(&t->lock);
+	if (!o)
+		return;
+	op_link(o);
+	a->ipo = o;
+}
+
+/* Wakes the threads waiting on the tree; the caller holds its lock. */
+static void changed(struct inproc_tfm *t)
+{
+	atomic_fetch_add(&t->seq, 1);
+	if (atomic_load(&t->waiters))
+		syscall(SYS_futex, &t->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Where the kernel would sleep: waits for the tree to change with its lock
+ * released; -EINTR when a signal handler ran (and a pending cancellation
+ * acts here, as at any cancellation point). */
+static int wait_change(struct inproc_tfm *t)
+{
+	uint32_t v = atomic_load(&t->seq);
+	atomic_fetch_add(&t->waiters, 1);
+	pthread_mutex_unlock(&t->lock);
+	long r = syscall(SYS_futex, &t->seq, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+	int err = r ? errno : 0;
+	atomic_fetch_sub(&t->waiters, 1);
+	if (err == EINTR) {
+		pthread_testcancel();
+		return -EINTR;
+	}
+	pthread_mutex_lock(&t->lock);
+	return 0;
+}
+
+/* Runs one call of the layer until it no longer waits.  Returns with the
+ * tree unlocked: the result, or INPROC_MOVED when the socket went to algd
+ * meanwhile. */
+enum { WAIT_SEND, WAIT_RECV };
+struct call {
+	int kind;
+	const struct afalg_send *s;
+	uint8_t *out;
+	size_t len;
+	bool dontwait, trunc;
+	struct afalg_progress p;
+};
+
+static int run(int fd, struct inproc_op *o, struct call *c)
+{
+	struct inproc_tfm *t = o->t;
+	int r;
+
+	pthread_mutex_lock(&t->lock);
+	for (;;) {
+		if (!o->op) {
+			pthread_mutex_unlock(&t->lock);
+			return c->p.done ? (int)c->p.done : INPROC_MOVED;
+		}
+		r = c->kind == WAIT_SEND ? eng->send(o->op, c->s, &c->p)
+					 : eng->recv(o->op, c->out, c->len, c->dontwait, &c->trunc, &c->p);
+		if (r != AFALG_WAIT)
+			break;
+		if (shim_nonblocking(fd)) {	/* asked only where it would wait */
+			r = c->p.done ? (int)c->p.done : -EAGAIN;
+			break;
+		}
+		if (wait_change(t))
+			return c->p.done ? (int)c->p.done : -EINTR;
+	}
+	changed(t);
+	pthread_mutex_unlock(&t->lock);
+	return r;
+}
+
+ssize_t inproc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, size_t total,
+		    const struct shim_ctl *ctl, int flags)
+{
+	struct inproc_op *o = a->ipo;
+	struct afalg_send s = { .more = flags & MSG_MORE, .dontwait = flags & MSG_DONTWAIT };
+	if (ctl && ctl->present) {
+		s.ctl = (struct afalg_ctl){ .present = true, .invalid = ctl->invalid, .op = ctl->op,
+					    .has_iv = ctl->has_iv && !ctl->invalid, .ivlen = ctl->ivlen,
+					    .iv = ctl->iv, .assoclen = ctl->assoclen };
+	}
+	/* The parts of one sendmsg(), as frames would carry them: empty
+	 * iovecs are skipped, an empty call is one empty part. */
+	size_t last = 0, sent = 0;
+	for (size_t i = 0; i < niov; i++)
+		if (iov[i].iov_len)
+			last = i;
+	bool first = true;
+	for (size_t i = 0; i <= last && i < (niov ? niov : 1); i++) {
+		const struct iovec *v = niov ? &iov[i] : &(struct iovec){ NULL, 0 };
+		if (!v->iov_len && !(first && i == last))
+			continue;
+		size_t len = v->iov_len < total - sent ? v->iov_len : total - sent;
+		s.first = first;
+		s.last = i == last || sent + len == total;
+		s.fault = len && probe_in(v->iov_base, len);
+		s.data = s.fault ? NULL : v->iov_base;
+		s.len = s.fault ? 0 : len;
+		first = false;
+		struct call c = { .kind = WAIT_SEND, .s = &s };
+		int r = run(fd, o, &c);
+		if (r == INPROC_MOVED && !sent)
+			return INPROC_MOVED;
+		if (r < 0 || r == INPROC_MOVED) {
+			if (sent)
+				return (ssize_t)sent;
+			errno = -r;
+			return -1;
+		}
+		sent += (size_t)r;
+		if ((size_t)r < len || s.last)
+			break;
+	}
+	return (ssize_t)sent;
+}
+
+/* The output goes straight into the caller's buffer when it is one piece
+ * (probed first: ciphers check the buffer before taking data, as
+ * af_alg_get_rsgl() maps it); a digest, and output for several iovecs, go
+ * through a buffer of ours and are copied out. */
+ssize_t inproc_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov, size_t total,
+		    int flags, int *msg_flags)
+{
+	struct inproc_op *o = a->ipo;
+	uint8_t digest[UALG_MAX_DIGESTSIZE];
+	uint8_t *bounce = NULL, *out;
+	size_t len = total;
+	size_t ni = 0;
+	for (size_t i = 0; i < niov; i++)
+		ni += iov[i].iov_len != 0;
+
+	if (o->hash) {
+		len = total < sizeof(digest) ? total : sizeof(digest);
+		out = digest;
+	} else if (ni <= 1) {
+		out = NULL;
+		for (size_t i = 0; i < niov && !out; i++)
+			if (iov[i].iov_len)
+				out = iov[i].iov_base;
+		if (out && probe_out(out, len)) {
+			errno = EFAULT;
+			return -1;
+		}
+	} else {
+		for (size_t i = 0; i < niov; i++)
+			if (iov[i].iov_len && probe_out(iov[i].iov_base, iov[i].iov_len)) {
+				errno = EFAULT;
+				return -1;
+			}
+		if (!(out = bounce = malloc(total))) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	struct call c = { .kind = WAIT_RECV, .out = out, .len = len,
+			  .dontwait = flags & MSG_DONTWAIT };
+	int r = run(fd, o, &c);
+	if (r > 0 && (o->hash || bounce)) {
+		size_t done = 0;
+		for (size_t i = 0; i < niov && done < (size_t)r; i++) {
+			size_t n = iov[i].iov_len < (size_t)r - done ? iov[i].iov_len : (size_t)r - done;
+			if (copy_out(iov[i].iov_base, out + done, n)) {
+				r = -EFAULT;
+				break;
+			}
+			done += n;
+		}
+	}
+	explicit_bzero(out, out == digest ? sizeof(digest) : bounce ? total : 0);
+	free(bounce);
+	if (r == INPROC_MOVED)
+		return INPROC_MOVED;
+	if (r < 0) {
+		errno = -r;
+		return -1;
+	}
+	if (msg_flags && c.trunc)
+		*msg_flags |= MSG_TRUNC;
+	return r;
+}
+
+int inproc_revents(struct afd *a, short events)
+{
+	struct inproc_op *o = a->ipo;
+	pthread_mutex_lock(&o->t->lock);
+	unsigned m = o->op ? eng->poll(o->op) : 0;
+	bool moved = !o->op;
+	pthread_mutex_unlock(&o->t->lock);
+	return moved ? -1 : (int)(m & (unsigned)(uint16_t)(events | POLLERR | POLLHUP));
+}
+
+/* ---- handing sockets to algd ---------------------------------------- */
+
+/* Sends the state in ADOPT frames; the caller holds the tree's lock. */
+static int adopt(struct inproc_op *o, struct afd *a, int fd)
+{
+	struct afalg_state st;
+	int r = eng->export(o->op, &st);
+	if (r)
+		return r;
+	struct ualg_adopt m = { .state = st.flags, .op = st.op, .assoclen = st.assoclen };
+	_Static_assert(sizeof(m.iv) == sizeof(st.iv) && sizeof(m.result) == sizeof(st.result),
+		       "ualg_adopt matches afalg_state");
+	memcpy(m.iv, st.iv, sizeof(m.iv));
+	memcpy(m.result, st.result, sizeof(m.result));
+	const size_t room = UALG_DATA_MAX - sizeof(m);
+	size_t off = 0;
+	do {
+		size_t n = st.len - off < room ? st.len - off : room;
+		m.flags = off + n < st.len ? UALG_ADOPT_PART : 0;
+		m.len = (uint32_t)n;
+		struct iovec parts[2] = { { &m, sizeof(m) }, { st.data ? st.data + off : NULL, n } };
+		struct xact x = { .type = UALG_MSG_ADOPT, .parts = parts, .nparts = 2 };
+		r = client_xact(a, fd, &x);
+		off += n;
+	} while (!r && off < st.len);
+	explicit_bzero(&m, sizeof(m));
+	eng->state_free(&st);
+	return r;
+}
+
+/* Moves every in-process op socket to algd (fork, exec).  One that cannot
+ * move (algd gone) stays here: the process goes on with its own copy. */
+void inproc_handover_all(void)
+{
+	pthread_mutex_lock(&ops_lock);
+	for (struct inproc_op *o = ops; o; o = o->next) {
+		struct inproc_tfm *t = o->t;
+		pthread_mutex_lock(&t->lock);
+		int fd = o->op ? afd_find_fd_of_ipo(o) : -1;
+		struct afd *a = fd >= 0 ? afd_get(fd) : NULL;
+		if (a && !adopt(o, a, fd)) {
+			eng->put(o->op);
+			o->op = NULL;
+			changed(t);
+		} else if (o->op) {
+			debug("hand-over to algd", EIO);
+		}
+		pthread_mutex_unlock(&t->lock);
+	}
+	pthread_mutex_unlock(&ops_lock);
+}
+
+/* The socket's last fd here closed. */
+void inproc_forget(struct afd *a)
+{
+	struct inproc_op *o = a->ipo;
+	if (o) {
+		pthread_mutex_lock(&ops_lock);
+		if (o->prev)
+			o->prev->next = o->next;
+		else
+			ops = o->next;
+		if (o->next)
+			o->next->prev = o->prev;
+		pthread_mutex_unlock(&ops_lock);
+		struct inproc_tfm *t = o->t;
+		pthread_mutex_lock(&t->lock);
+		if (o->op)
+			eng->put(o->op);
+		changed(t);
+		pthread_mutex_unlock(&t->lock);
+		tfm_put(t);
+		free(o);
+		a->ipo = NULL;
+	}
+	tfm_put(a->ipt);
+	a->ipt = NULL;
+}
+
+static void before_fork(void)
+{
+	if (eng)
+		inproc_handover_all();
+}
+
+/* pthread_atfork() from the shim's constructor. */
+void inproc_init(void)
+{
+	pthread_atfork(before_fork, NULL, NULL);
+}
