@@ -47,6 +47,7 @@ void afalg_sock_put(struct alg_sock *sk)
 		sk->type->release(sk);
 		ualg_wipe(sk->ctx, sk->type->ctxsize);
 		free(sk->ctx);
+		ualg_tfm_free(sk->own_tfm);
 		if (sk->nokey)
 			parent->nokey_children--;
 		parent->children--;
@@ -271,4 +272,34 @@ void afalg_state_free(struct afalg_state *st)
 		free(st->data);
 	}
 	ualg_wipe(st, sizeof(*st));
+}
+
+int afalg_import_tfm(struct alg_sock *op, const char *driver, const uint8_t *key, size_t keylen)
+{
+	if (!op->connected || op->own_tfm || op->type->alg_type != UALG_ALG_SHASH)
+		return -EINVAL;
+	if (ualg_hash_statesize(afalg_tfm(op)))
+		return keylen ? -EINVAL : 0;	/* the parent's own driver takes it */
+	int err;
+	struct ualg_alg *alg = ualg_alg_lookup_exportable(UALG_ALG_SHASH, driver, &err);
+	if (!alg)
+		return -err;
+	/* The same algorithm, under another driver. */
+	struct ualg_tfm *tfm = NULL;
+	if (strcmp(alg->name, op->parent->tfm->alg->name))
+		err = EINVAL;
+	else
+		tfm = ualg_tfm_new(alg, &err);
+	ualg_alg_put(alg);
+	if (!tfm)
+		return -err;
+	int r = 0;
+	if (keylen)
+		r = ualg_tfm_has_setkey(tfm) ? ualg_tfm_setkey(tfm, key, keylen) : -EINVAL;
+	if (r) {
+		ualg_tfm_free(tfm);
+		return r;
+	}
+	op->own_tfm = tfm;
+	return 0;
 }

@@ -140,6 +140,9 @@ struct alg_sock {
 	bool nokey;			/* accepted before a key was set */
 	uint32_t sndbuf;		/* sk_sndbuf as SO_SNDBUF set it; 0: the default */
 	void *ctx;			/* op sockets: type->ctxsize bytes */
+	/* Op sockets: a transform of their own instead of the parent's (a
+	 * hash moved in with a state of another driver, afalg_import_tfm). */
+	struct ualg_tfm *own_tfm;
 	void *tfm_priv;			/* transform sockets: the type's state (kpp) */
 };
 
@@ -212,12 +215,16 @@ int afalg_export(const struct alg_sock *op, struct afalg_state *st);
  * call sets the rest.  Anything a host could not have produced is -EINVAL. */
 int afalg_import(struct alg_sock *op, const struct afalg_state *st, bool part);
 void afalg_state_free(struct afalg_state *st);
+/* Before afalg_import() of a hash: when the parent's driver cannot take
+ * a state in, the op socket gets a transform of its own, of the driver
+ * that made it (driver, keyed with key), of the same algorithm. */
+int afalg_import_tfm(struct alg_sock *op, const char *driver, const uint8_t *key, size_t keylen);
 bool afalg_movable(const struct alg_sock *op);
 
 /* The op socket's transform (shared with its parent). */
 static inline struct ualg_tfm *afalg_tfm(const struct alg_sock *op)
 {
-	return op->parent->tfm;
+	return op->own_tfm ? op->own_tfm : op->parent->tfm;
 }
 
 /* ENOKEY until the parent's transform has a key; then the op socket

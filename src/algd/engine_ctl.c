@@ -77,15 +77,24 @@ int engine_ctl_adopt(struct alg_sock *op, const uint8_t *body, size_t len)
 	if (len < sizeof(m))
 		return -1;
 	memcpy(&m, body, sizeof(m));
-	if ((m.flags & ~UALG_ADOPT_PART) || m.reserved || len != sizeof(m) + m.len)
+	if ((m.flags & ~UALG_ADOPT_PART) || m.keylen > UALG_KEY_BYTES_MAX || m.len > len ||
+	    len - sizeof(m) != (size_t)m.keylen + m.len || !memchr(m.driver, 0, sizeof(m.driver)))
 		return -1;
+	const uint8_t *key = body + sizeof(m);
 	struct afalg_state st = { .flags = m.state, .op = m.op, .assoclen = m.assoclen,
-				  .data = (uint8_t *)body + sizeof(m), .len = m.len };
+				  .data = (uint8_t *)key + m.keylen, .len = m.len };
 	_Static_assert(sizeof(m.iv) == sizeof(st.iv) && sizeof(m.result) == sizeof(st.result),
 		       "ualg_adopt matches afalg_state");
 	memcpy(st.iv, m.iv, sizeof(st.iv));
 	memcpy(st.result, m.result, sizeof(st.result));
-	int r = op->connected ? afalg_import(op, &st, m.flags & UALG_ADOPT_PART) : -EOPNOTSUPP;
+	int r = op->connected ? 0 : -EOPNOTSUPP;
+	if (!r && m.driver[0])
+		r = afalg_import_tfm(op, m.driver, key, m.keylen);
+	else if (!r && m.keylen)
+		r = -EINVAL;
+	if (!r)
+		r = afalg_import(op, &st, m.flags & UALG_ADOPT_PART);
 	memset(&st, 0, sizeof(st));
+	ualg_wipe(&m, sizeof(m));
 	return r;
 }

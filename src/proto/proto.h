@@ -223,8 +223,12 @@ struct ualg_engine_info {
 
 /* ADOPT: the op socket's state as the process had it, when an in-process
  * socket becomes shared (fork, execve).  Frames with UALG_ADOPT_PART carry
- * queued data only; the last one the rest.  algd checks it as it would its
- * own (afalg_import): a forged state is EINVAL, never harm. */
+ * queued data only; the last one the rest.  A hash's state comes from the
+ * driver ENGINE named, which algd's own transform may not be: then the
+ * op socket gets a transform of that driver, keyed with the key that
+ * follows (the one the program gave by value, going the way it went
+ * before).  algd checks everything as it would its own (afalg_import): a
+ * forged state is EINVAL, never harm. */
 #define UALG_ADOPT_PART 0x1u
 struct ualg_adopt {
 	uint32_t flags;		/* UALG_ADOPT_* */
@@ -232,8 +236,9 @@ struct ualg_adopt {
 	uint32_t op, assoclen;
 	uint8_t iv[32];		/* UALG_MAX_IVSIZE */
 	uint8_t result[64];	/* UALG_MAX_DIGESTSIZE */
-	uint32_t len;		/* bytes of data that follow */
-	uint32_t reserved;	/* zero */
+	char driver[128];	/* the last frame of a hash: the state's driver */
+	uint32_t keylen;	/* bytes of key that follow (the last frame of a hash) */
+	uint32_t len;		/* then bytes of data */
 };
 
 #define UALG_FRAME_PARTS 64	/* iovecs one frame may gather from */

@@ -70,10 +70,12 @@ int afd_track(int fd, bool op, const char *type)
 		free(a);
 		return -ENOMEM;
 	}
+	usermem_guard_init();	/* user memory without system calls from now on */
 	atomic_init(&a->refs, 1);
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_mutex_init(&a->shm_lock, NULL);
 	atomic_init(&a->shm_state, SHM_NONE);
+	atomic_init(&a->nonblock, -1);
 	a->op = op;
 	a->nl_peer = -1;
 	if (type)

@@ -55,6 +55,7 @@ struct inproc_op {
 	struct inproc_tfm *t;
 	struct alg_sock *op;		/* NULL once moved to algd */
 	bool hash;
+	char driver[128];		/* what the twin was bound to */
 	struct inproc_op *prev, *next;	/* every live one, for fork and exec */
 };
 
@@ -249,6 +250,7 @@ static struct inproc_op *op_new(struct inproc_tfm *t, struct alg_sock *op)
 	o->t = t;
 	o->op = op;
 	o->hash = !strcmp(t->type, "hash");
+	memcpy(o->driver, t->driver, sizeof(o->driver));
 	return o;
 }
 
@@ -309,6 +311,11 @@ static void changed(struct inproc_tfm *t)
 		syscall(SYS_futex, &t->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
+static void waiter_gone(void *t)
+{
+	atomic_fetch_sub(&((struct inproc_tfm *)t)->waiters, 1);
+}
+
 /* Where the kernel would sleep: waits for the tree to change with its lock
  * released; -EINTR when a signal handler ran (and a pending cancellation
  * acts here, as at any cancellation point). */
@@ -317,13 +324,17 @@ static int wait_change(struct inproc_tfm *t)
 	uint32_t v = atomic_load(&t->seq);
 	atomic_fetch_add(&t->waiters, 1);
 	pthread_mutex_unlock(&t->lock);
+	/* As glibc's own cancellation points: asynchronous cancellation for
+	 * the length of the sleep, with nothing held. */
+	int old, err;
+	pthread_cleanup_push(waiter_gone, t);
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);
 	long r = syscall(SYS_futex, &t->seq, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
-	int err = r ? errno : 0;
-	atomic_fetch_sub(&t->waiters, 1);
-	if (err == EINTR) {
-		pthread_testcancel();
+	err = r ? errno : 0;
+	pthread_setcanceltype(old, NULL);
+	pthread_cleanup_pop(1);
+	if (err == EINTR)
 		return -EINTR;
-	}
 	pthread_mutex_lock(&t->lock);
 	return 0;
 }
@@ -433,10 +444,12 @@ ssize_t inproc_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov,
 		out = digest;
 	} else if (ni <= 1) {
 		out = NULL;
-		for (size_t i = 0; i < niov && !out; i++)
-			if (iov[i].iov_len)
+		for (size_t i = 0; i < niov; i++)
+			if (iov[i].iov_len) {
 				out = iov[i].iov_base;
-		if (out && probe_out(out, len)) {
+				break;
+			}
+		if (ni && probe_out(out, len)) {
 			errno = EFAULT;
 			return -1;
 		}
@@ -498,18 +511,25 @@ static int adopt(struct inproc_op *o, struct afd *a, int fd)
 	if (r)
 		return r;
 	struct ualg_adopt m = { .state = st.flags, .op = st.op, .assoclen = st.assoclen };
+	/* A hash names its driver and brings its key (inproc_accepted). */
+	const bool key = o->hash && o->t->keysrc == KEY_VALUE;
 	_Static_assert(sizeof(m.iv) == sizeof(st.iv) && sizeof(m.result) == sizeof(st.result),
 		       "ualg_adopt matches afalg_state");
 	memcpy(m.iv, st.iv, sizeof(m.iv));
 	memcpy(m.result, st.result, sizeof(m.result));
-	const size_t room = UALG_DATA_MAX - sizeof(m);
+	const size_t room = UALG_DATA_MAX - sizeof(m) - (key ? o->t->keylen : 0);
 	size_t off = 0;
 	do {
 		size_t n = st.len - off < room ? st.len - off : room;
 		m.flags = off + n < st.len ? UALG_ADOPT_PART : 0;
 		m.len = (uint32_t)n;
-		struct iovec parts[2] = { { &m, sizeof(m) }, { st.data ? st.data + off : NULL, n } };
-		struct xact x = { .type = UALG_MSG_ADOPT, .parts = parts, .nparts = 2 };
+		const bool last = !m.flags;
+		if (last && o->hash)
+			snprintf(m.driver, sizeof(m.driver), "%s", o->driver);
+		m.keylen = last && key ? (uint32_t)o->t->keylen : 0;
+		struct iovec parts[3] = { { &m, sizeof(m) }, { o->t->key, m.keylen },
+					  { st.data ? st.data + off : NULL, n } };
+		struct xact x = { .type = UALG_MSG_ADOPT, .parts = parts, .nparts = 3 };
 		r = client_xact(a, fd, &x);
 		off += n;
 	} while (!r && off < st.len);
@@ -577,4 +597,15 @@ static void before_fork(void)
 void inproc_init(void)
 {
 	pthread_atfork(before_fork, NULL, NULL);
+}
+
+/* SO_SNDBUF on an op socket served here (algd has been told too). */
+void inproc_sndbuf(struct afd *a, int bytes)
+{
+	struct inproc_op *o = a->ipo;
+	pthread_mutex_lock(&o->t->lock);
+	if (o->op)
+		o->op->sndbuf = (uint32_t)bytes;
+	changed(o->t);
+	pthread_mutex_unlock(&o->t->lock);
 }

@@ -112,11 +112,20 @@ static ssize_t sfail(int err)
 }
 
 /* O_NONBLOCK on the fd makes every call MSG_DONTWAIT, as sock_sendmsg()
- * and sock_recvmsg() do. */
+ * and sock_recvmsg() do.  Asked of the kernel once per socket; fcntl()
+ * and ioctl(FIONBIO) here keep the answer current.  (A process sharing
+ * the socket that changes the flag is not seen.) */
 static bool nonblocking(int fd)
 {
+	struct afd *a = afd_get(fd);
+	int v = a ? atomic_load_explicit(&a->nonblock, memory_order_relaxed) : -1;
+	if (v >= 0)
+		return v;
 	int fl = real.fcntl(fd, F_GETFL);
-	return fl >= 0 && (fl & O_NONBLOCK);
+	v = fl >= 0 && (fl & O_NONBLOCK);
+	if (a && fl >= 0)
+		atomic_store_explicit(&a->nonblock, v, memory_order_relaxed);
+	return v;
 }
 
 bool shim_nonblocking(int fd)
@@ -260,6 +269,8 @@ static int set_sndbuf(int fd, struct afd *a, const void *val, socklen_t len)
 		int r = client_xact(a, fd, &x);
 		if (r < 0)
 			return fail(-r);
+		if (a->ipo)
+			inproc_sndbuf(a, bytes);
 	}
 	a->sndbuf = bytes;
 	return 0;
@@ -1368,6 +1379,15 @@ EXPORT int ioctl(int fd, unsigned long cmd, ...)
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
 	struct afd *a = afd_get(fd);
+	if (a && cmd == FIONBIO) {
+		int v;
+		if (copy_in(&v, arg, sizeof(v)))
+			return fail(EFAULT);
+		int r = next.ioctl(fd, cmd, arg);
+		if (!r)
+			atomic_store(&a->nonblock, v != 0);
+		return r;
+	}
 	if (!a || a->nl_peer >= 0 || ioctl_is_generic(cmd))
 		return next.ioctl(fd, cmd, arg);
 	if (cmd == SIOCGSTAMP_OLD || cmd == SIOCGSTAMPNS_OLD || cmd == SIOCGSTAMP_NEW ||
@@ -1640,12 +1660,12 @@ static int do_fcntl(int fd, int cmd, va_list ap)
 	 * a pointer-sized value. */
 	void *arg = va_arg(ap, void *);
 	int r = real.fcntl(fd, cmd, arg);
+	struct afd *a = r >= 0 ? afd_get(fd) : NULL;
 
-	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)) {
-		struct afd *a = afd_get(fd);
-		if (a)
-			afd_share(r, a);
-	}
+	if (a && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
+		afd_share(r, a);
+	if (a && cmd == F_SETFL)
+		atomic_store(&a->nonblock, ((int)(intptr_t)arg & O_NONBLOCK) != 0);
 	return r;
 }
 

@@ -35,6 +35,9 @@ struct afd {
 	uint8_t *shm;
 	size_t shm_size;
 	pid_t shm_pid;
+	/* O_NONBLOCK of the open file as this process last set or read it
+	 * (-1: not known yet), so that a call need not ask the kernel. */
+	atomic_int nonblock;
 	/* The in-process engine (inproc.c): a transform socket's key and
 	 * twin; an op socket served in this process. */
 	struct inproc_tfm *ipt;
@@ -153,6 +156,7 @@ ssize_t inproc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov,
 ssize_t inproc_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov, size_t total,
 		    int flags, int *msg_flags);
 int inproc_revents(struct afd *a, short events);	/* < 0: moved */
+void inproc_sndbuf(struct afd *a, int bytes);
 void inproc_handover_all(void);
 void inproc_forget(struct afd *a);
 /* O_NONBLOCK on the fd (a system call: only where a call would wait). */

@@ -32,7 +32,10 @@
 #define NO_SANITIZE __attribute__((no_sanitize("address", "undefined")))
 #define PAGE 4096u
 
-static __thread sigjmp_buf *guard __attribute__((tls_model("initial-exec")));
+/* volatile: the compiler must not move the stores across the access (it
+ * knows memcpy() never reads guard). */
+static __thread sigjmp_buf *volatile guard __attribute__((tls_model("initial-exec")));
+#define BARRIER() __asm__ volatile("" ::: "memory")
 static atomic_bool guarded;	/* the handler is in place */
 static pthread_mutex_t sig_lock = PTHREAD_MUTEX_INITIALIZER;
 /* What the program asked for SIGSEGV and SIGBUS (before and after ours). */
@@ -147,7 +150,9 @@ static NO_SANITIZE int guarded_touch(const void *p, size_t len, bool write)
 	if (sigsetjmp(env, 0))
 		return -EFAULT;
 	guard = &env;
+	BARRIER();
 	touch(p, len, write);
+	BARRIER();
 	guard = NULL;
 	return 0;
 }
@@ -158,7 +163,9 @@ static NO_SANITIZE int guarded_copy(void *dst, const void *src, size_t len)
 	if (sigsetjmp(env, 0))
 		return -EFAULT;
 	guard = &env;
+	BARRIER();
 	memcpy(dst, src, len);
+	BARRIER();
 	guard = NULL;
 	return 0;
 }

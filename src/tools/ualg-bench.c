@@ -13,6 +13,7 @@
  * algd.  The first output of every path is compared with inproc's, so a
  * fast wrong answer shows as MISMATCH.  A benchmark, not a test: numbers
  * depend on the machine and its load. */
+#include "bench_engine.h"
 #include "proto.h"
 #include "ualg.h"
 
@@ -731,6 +732,8 @@ static void usage(FILE *f)
 {
 	fputs("usage: ualg-bench [--json] [--png FILE] [--seconds S] [--repeat N] [--alg NAME]... [--size BYTES]...\n"
 	      "                  [--no-parallel] [--no-memory] [--driver DRIVER (with one --alg)]\n"
+	      "       ualg-bench --engines [--pbkdf2 ITERATIONS] [--seconds S]\n"
+	      "  --engines: plain AF_ALG calls under $UALG_ENGINE against in-process OpenSSL\n"
 	      "Runs under ualg-run (re-executing itself there when started without it).\n", f);
 }
 
@@ -768,7 +771,8 @@ static void reexec_under_ualg_run(char **argv)
 }
 
 struct options {
-	bool json, parallel, memory;
+	bool json, parallel, memory, engines;
+	unsigned long pbkdf2;
 	const char *png;
 	double seconds;
 	const struct alg_spec *algs[sizeof(all_algs) / sizeof(all_algs[0])];
@@ -782,6 +786,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(argv[i], "--json")) {
 			o->json = true;
+		} else if (!strcmp(argv[i], "--engines")) {
+			o->engines = true;
+		} else if (!strcmp(argv[i], "--pbkdf2") && v) {
+			o->pbkdf2 = strtoul(argv[++i], NULL, 10);
 		} else if (!strcmp(argv[i], "--no-parallel")) {
 			o->parallel = false;
 		} else if (!strcmp(argv[i], "--no-memory")) {
@@ -863,6 +871,8 @@ int main(int argc, char **argv)
 		reexec_under_ualg_run(argv);
 		return 127;
 	}
+	if (o.engines)
+		return bench_engines(o.seconds * 10, o.pbkdf2);
 	struct rlimit rl;
 	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
 		rl.rlim_cur = rl.rlim_max;

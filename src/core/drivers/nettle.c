@@ -1,4 +1,4 @@
-/* GNU Nettle drivers: sha224/256/384/512, the aes cipher, ecb/cbc/ctr(aes)
+/* GNU Nettle drivers: md5, sha1, sha224/256/384/512, the aes cipher, ecb/cbc/ctr(aes)
  * as whole-mode drivers and gcm(aes).  Self-tested at registration by the
  * same vectors as every other driver of those names; tests/unit/test_core.c
  * also checks them against OpenSSL's and gcm against the GCM specification. */
@@ -15,6 +15,8 @@
 #include <nettle/ctr.h>
 #include <nettle/gcm.h>
 #include <nettle/nettle-meta.h>
+#include <nettle/md5.h>
+#include <nettle/sha1.h>
 #include <nettle/sha2.h>
 #include <stddef.h>
 
@@ -91,10 +93,25 @@ static int hash_export(const struct ualg_hash_desc *desc, uint8_t *out)
 	return 0;
 }
 
+/* The contexts whose layout is known here, and where their index is. */
+static const struct {
+	const struct nettle_hash *h;
+	size_t index;
+} exportable[] = {
+	{ &nettle_md5, offsetof(struct md5_ctx, index) },
+	{ &nettle_sha1, offsetof(struct sha1_ctx, index) },
+	{ &nettle_sha224, offsetof(struct sha256_ctx, index) },
+	{ &nettle_sha256, offsetof(struct sha256_ctx, index) },
+	{ &nettle_sha384, offsetof(struct sha512_ctx, index) },
+	{ &nettle_sha512, offsetof(struct sha512_ctx, index) },
+};
+
 static size_t index_offset(const struct nettle_hash *h)
 {
-	return h->block_size == SHA512_BLOCK_SIZE ? offsetof(struct sha512_ctx, index)
-						   : offsetof(struct sha256_ctx, index);
+	for (size_t i = 0; i < sizeof(exportable) / sizeof(exportable[0]); i++)
+		if (exportable[i].h == h)
+			return exportable[i].index;
+	return SIZE_MAX;
 }
 
 static int hash_import(struct ualg_hash_desc *desc, const uint8_t *in)
@@ -109,11 +126,10 @@ static int hash_import(struct ualg_hash_desc *desc, const uint8_t *in)
 	return 0;
 }
 
-/* Only the SHA-2 contexts, whose layout hash_import() knows, export. */
+/* Only the contexts whose layout hash_import() knows export. */
 static bool exports(const struct nettle_hash *h)
 {
-	return h == &nettle_sha224 || h == &nettle_sha256 || h == &nettle_sha384 ||
-	       h == &nettle_sha512;
+	return index_offset(h) != SIZE_MAX;
 }
 
 static int register_hash(const char *name, const struct nettle_hash *h)
@@ -372,6 +388,7 @@ int ualg_nettle_register(void)
 		const char *name;
 		const struct nettle_hash *hash;
 	} hashes[] = {
+		{ "md5", &nettle_md5 }, { "sha1", &nettle_sha1 },
 		{ "sha224", &nettle_sha224 }, { "sha256", &nettle_sha256 },
 		{ "sha384", &nettle_sha384 }, { "sha512", &nettle_sha512 },
 	};

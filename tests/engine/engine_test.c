@@ -1,0 +1,282 @@
+/* The AF_ALG semantics that depend on where a socket is served, checked
+ * the same under both engines (run-all.sh runs this under ualg-run with
+ * UALG_ENGINE=inproc and =algd): one stream after fork() and across
+ * execve(), one socket shared by threads, pthread_cancel() of a blocked
+ * read, EFAULT for bad pointers, and the program's own SIGSEGV handling
+ * left as it was.  Expected values come from OpenSSL (a real peer) and RFC
+ * 3602 (case 1).  TAP output. */
+#include "../unit/tap.h"
+
+#include <errno.h>
+#include <linux/if_alg.h>
+#include <openssl/evp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef SOL_ALG
+#define SOL_ALG 279
+#endif
+
+static int op_socket(const char *type, const char *name, const void *key, size_t keylen)
+{
+	struct sockaddr_alg sa = { .salg_family = AF_ALG };
+	snprintf((char *)sa.salg_type, sizeof(sa.salg_type), "%s", type);
+	snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%s", name);
+	int t = socket(AF_ALG, SOCK_SEQPACKET, 0);
+	if (t < 0 || bind(t, (struct sockaddr *)&sa, sizeof(sa)))
+		return -1;
+	if (key && setsockopt(t, SOL_ALG, ALG_SET_KEY, key, (socklen_t)keylen))
+		return -1;
+	int op = accept(t, NULL, NULL);
+	close(t);
+	return op;
+}
+
+static void sha256(const void *p, size_t n, uint8_t out[32])
+{
+	EVP_Digest(p, n, out, NULL, EVP_sha256(), NULL);
+}
+
+/* ---- RFC 3602 case 1: AES-128-CBC, one block ------------------------- */
+
+static const uint8_t k1[16] = { 0x06, 0xa9, 0x21, 0x40, 0x36, 0xb8, 0xa1, 0x5b,
+				0x51, 0x2e, 0x03, 0xd5, 0x34, 0x12, 0x00, 0x06 };
+static const uint8_t iv1[16] = { 0x3d, 0xaf, 0xba, 0x42, 0x9d, 0x9e, 0xb4, 0x30,
+				 0xb4, 0x22, 0xda, 0x80, 0x2c, 0x9f, 0xac, 0x41 };
+static const uint8_t ct1[16] = { 0xe3, 0x53, 0x77, 0x9c, 0x10, 0x79, 0xae, 0xb8,
+				 0x27, 0x08, 0x94, 0x2d, 0xbe, 0x77, 0x18, 0x1a };
+static const char pt1[] = "Single block msg";
+
+static ssize_t send_op(int fd, const void *data, size_t len, int flags)
+{
+	union {
+		struct cmsghdr h;
+		uint8_t b[CMSG_SPACE(4) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16)];
+	} c;
+	memset(&c, 0, sizeof(c));
+	struct iovec v = { (void *)data, len };
+	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof(c.b) };
+	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+	h->cmsg_level = SOL_ALG;
+	h->cmsg_type = ALG_SET_OP;
+	h->cmsg_len = CMSG_LEN(4);
+	*(uint32_t *)CMSG_DATA(h) = ALG_OP_ENCRYPT;
+	h = CMSG_NXTHDR(&m, h);
+	h->cmsg_level = SOL_ALG;
+	h->cmsg_type = ALG_SET_IV;
+	h->cmsg_len = CMSG_LEN(sizeof(struct af_alg_iv) + 16);
+	struct af_alg_iv *iv = (struct af_alg_iv *)CMSG_DATA(h);
+	iv->ivlen = 16;
+	memcpy(iv->iv, iv1, 16);
+	return sendmsg(fd, &m, flags);
+}
+
+/* ---- fork: parent and child write into one hash ---------------------- */
+
+static void test_fork(void)
+{
+	int fd = op_socket("hash", "sha256", NULL, 0);
+	uint8_t got[32], want[32];
+	ok(fd >= 0, "fork: sha256 op socket");
+	ok(send(fd, "abc", 3, MSG_MORE) == 3, "fork: parent sends the first part");
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(send(fd, "def", 3, MSG_MORE) == 3 ? 0 : 1);
+	int st;
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "fork: the child sends the second part");
+	ok(send(fd, "ghi", 3, 0) == 3 && read(fd, got, 32) == 32, "fork: the parent ends the hash");
+	sha256("abcdefghi", 9, want);
+	ok(!memcmp(got, want, 32), "fork: the digest covers both processes' parts, as one stream");
+
+	/* A cipher: the child encrypts what the parent queued. */
+	int c = op_socket("skcipher", "cbc(aes)", k1, 16);
+	ok(c >= 0 && send_op(c, pt1, 16, 0) == 16, "fork: cbc(aes) request queued by the parent");
+	pid = fork();
+	if (pid == 0) {
+		uint8_t out[16];
+		_exit(read(c, out, 16) == 16 && !memcmp(out, ct1, 16) ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "fork: the child reads RFC 3602 case 1's ciphertext");
+	ok(send(c, pt1, 16, MSG_DONTWAIT) == 16, "fork: the queue the child emptied takes a new request");
+	close(c);
+	close(fd);
+}
+
+/* ---- execve: a hash begun here, ended by the new program ------------ */
+
+static int exec_child(int fd)
+{
+	uint8_t got[32], want[32];
+	if (send(fd, "def", 3, 0) != 3 || read(fd, got, 32) != 32)
+		return 2;
+	sha256("abcdef", 6, want);
+	return memcmp(got, want, 32) ? 1 : 0;
+}
+
+static void test_exec(const char *self)
+{
+	int fd = op_socket("hash", "sha256", NULL, 0);
+	ok(fd >= 0 && send(fd, "abc", 3, MSG_MORE) == 3, "exec: first part sent before execve");
+	pid_t pid = fork();
+	if (pid == 0) {
+		char arg[16];
+		snprintf(arg, sizeof(arg), "%d", fd);
+		execl(self, self, "--exec-child", arg, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "exec: the new program ends the hash with the digest of both parts (status %d)",
+	   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	close(fd);
+}
+
+/* ---- threads --------------------------------------------------------- */
+
+struct reader {
+	int fd;
+	uint8_t out[16];
+	ssize_t n;
+};
+
+static void *read_thread(void *p)
+{
+	struct reader *r = p;
+	r->n = read(r->fd, r->out, 16);
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	int c = op_socket("skcipher", "cbc(aes)", k1, 16);
+	struct reader r = { .fd = c };
+	pthread_t t;
+	pthread_create(&t, NULL, read_thread, &r);
+	usleep(100000);	/* the reader is blocked by now (no data queued) */
+	ssize_t s = send_op(c, pt1, 16, 0);
+	pthread_join(t, NULL);
+	ok(s == 16 && r.n == 16 && !memcmp(r.out, ct1, 16),
+	   "threads: a send goes through while another thread waits in read on the socket");
+	close(c);
+}
+
+static void *blocked_read(void *p)
+{
+	uint8_t b[16];
+	read(*(int *)p, b, sizeof(b));
+	return NULL;
+}
+
+static void test_cancel(void)
+{
+	int c = op_socket("skcipher", "cbc(aes)", k1, 16);
+	pthread_t t;
+	void *res = NULL;
+	pthread_create(&t, NULL, blocked_read, &c);
+	usleep(100000);
+	pthread_cancel(t);
+	struct timespec dl;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 5;
+	int r = pthread_timedjoin_np(t, &res, &dl);
+	ok(r == 0 && res == PTHREAD_CANCELED, "cancel: a read blocked on an op socket is a cancellation point");
+	if (r)
+		pthread_detach(t);
+	close(c);
+}
+
+/* ---- bad pointers ---------------------------------------------------- */
+
+static void test_efault(void)
+{
+	int fd = op_socket("hash", "sha256", NULL, 0);
+	uint8_t *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t d[32], want[32];
+	errno = 0;
+	ok(write(fd, none, 64) < 0 && errno == EFAULT, "efault: write from an unreadable page");
+	errno = 0;
+	ok(send(fd, "abc", 3, 0) == 3 && read(fd, none, 32) < 0 && errno == EFAULT,
+	   "efault: read into an unwritable page");
+	sha256("xyz", 3, want);
+	ok(send(fd, "xyz", 3, 0) == 3 && read(fd, d, 32) == 32 && !memcmp(d, want, 32),
+	   "efault: the socket works on after both");
+	int c = op_socket("skcipher", "cbc(aes)", k1, 16);
+	errno = 0;
+	ok(send_op(c, pt1, 16, 0) == 16 && read(c, none, 16) < 0 && errno == EFAULT,
+	   "efault: cipher read into an unwritable page");
+	uint8_t out[16];
+	ok(read(c, out, 16) == 16 && !memcmp(out, ct1, 16),
+	   "efault: a cipher checks the buffer before taking the data (the request is still there)");
+	close(c);
+	munmap(none, 4096);
+	close(fd);
+}
+
+/* The program's own SIGSEGV handler still sees its own faults, and a
+ * program without one still dies of them. */
+static volatile int *volatile nowhere;	/* NULL, unknown to the compiler */
+
+static void on_segv(int sig)
+{
+	(void)sig;
+	_exit(42);
+}
+
+static void test_own_segv(void)
+{
+	int fd = op_socket("hash", "sha256", NULL, 0);	/* the engine is set up */
+	uint8_t d[32];
+	send(fd, "a", 1, 0);
+	read(fd, d, 32);
+	pid_t pid = fork();
+	if (pid == 0) {
+		signal(SIGSEGV, on_segv);
+		*nowhere = 1;
+		_exit(0);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 42, "signals: the program's SIGSEGV handler gets its fault");
+	pid = fork();
+	if (pid == 0) {
+		struct sigaction old;
+		sigaction(SIGSEGV, NULL, &old);
+		_exit(old.sa_handler == SIG_DFL ? 0 : 3);
+	}
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "signals: sigaction() reports the default disposition");
+	pid = fork();
+	if (pid == 0) {
+		*nowhere = 1;
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "signals: without a handler the fault still kills");
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--exec-child"))
+		return exec_child(atoi(argv[2]));
+	setvbuf(stdout, NULL, _IONBF, 0);
+	test_fork();
+	test_exec(argv[0]);
+	test_threads();
+	test_cancel();
+	test_efault();
+	test_own_segv();
+	return tap_done();
+}
