@@ -25,7 +25,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: algd [-v] [--config FILE] [--socket PATH] [--ready-fd FD] [--workers N] [--poll-us US]\n"
 	      "            [--user NAME] [--allow LIST] [--alg-allow NAME=LIST] [--max-sockets N] [--no-seccomp] [--list] [--fips]\n"
-	      "  --config FILE   settings (see algd.conf(5) in README): priorities,\n"
+	      "  --config FILE   settings (algd.conf(5)): priorities,\n"
 	      "                  disabled drivers, admin group, socket; SIGHUP rereads it\n"
 	      "  --socket PATH   listen on PATH (default: $UALG_SOCKET, /run/ualg/algd.sock\n"
 	      "                  for root, else $XDG_RUNTIME_DIR/ualg/algd.sock)\n"
