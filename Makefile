@@ -18,8 +18,11 @@ demo: all
 	@echo "== cipher sample (cbc(aes), RFC 3602 case 1)"
 	@$(BUILD)/src/tools/ualg-run $(BUILD)/examples/cipher-sample
 
+# Every suite of tests/run-all.sh, or SUITES="NAME|GROUP ..." (see
+# tests/run-all.sh --list); meson test -C build runs the same suites.
+SUITES ?=
 check: all
-	BUILD=$(BUILD) tests/run-all.sh
+	BUILD=$(BUILD) tests/run-all.sh $(SUITES)
 
 # Throughput and latency of the native API and the shim against in-process
 # OpenSSL (a benchmark, not a test).  BENCH_ARGS="--json" for JSON.
@@ -58,7 +61,7 @@ check-asan: $(ASAN_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
 	BUILD=$(ASAN_BUILD) UALG_ALGD_OPTS=--no-seccomp \
 	ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1 \
-	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 tests/run-all.sh
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 tests/run-all.sh $(SUITES)
 
 # The whole suite with the shared algd, the C test programs and the seed's
 # samples under valgrind's memcheck: any error or definite leak fails
@@ -68,7 +71,7 @@ VALGRIND = valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-k
 	--show-leak-kinds=definite --vgdb=no
 check-valgrind: all
 	BUILD=$(BUILD) UALG_ALGD_OPTS=--no-seccomp UALG_ALGD_WRAP="$(VALGRIND)" \
-	UALG_TEST_WRAP="$(VALGRIND)" tests/run-all.sh
+	UALG_TEST_WRAP="$(VALGRIND)" tests/run-all.sh $(SUITES)
 
 $(ASAN_BUILD)/build.ninja:
 	meson setup $(ASAN_BUILD) $(MESON_OPTS) -Db_sanitize=address,undefined -Db_lundef=false

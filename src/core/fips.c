@@ -29,7 +29,7 @@
  *     EINVAL.  (The 256/512-bit-only rule for XTS came in 6.3, not 6.1.)
  * des3_ede's extra FIPS key checks (lib/crypto/des.c) never apply here:
  * des3_ede is not approved.  rsa's and dh's FIPS key sizes (2048 bits and
- * more) are not applied to the akcipher and kpp types yet (README). */
+ * more) are not applied to the akcipher and kpp types yet (docs/security.md). */
 #include "crypto.h"
 #include "template.h"
 

@@ -47,7 +47,7 @@ has() {	# package path-regex...
 has ualg usr/sbin/algd usr/bin/algctl usr/bin/ualg-run usr/bin/ualg-bench \
 	'usr/lib/x86_64-linux-gnu/ualg/libualg-preload.so' lib/systemd/system/algd.socket \
 	lib/systemd/system/algd.service usr/lib/tmpfiles.d/ualg.conf etc/ualg/algd.conf \
-	etc/ualg/preload.conf usr/share/man/man8/algd.8.gz usr/share/man/man8/algctl.8.gz \
+	etc/ualg/preload.conf usr/share/man/man8/algd.8.gz usr/share/man/man5/algd.conf.5.gz usr/share/man/man8/algctl.8.gz \
 	usr/share/man/man1/ualg-run.1.gz usr/share/man/man1/ualg-bench.1.gz usr/share/man/man7/ualg.7.gz
 result "ualg holds algd, algctl, ualg-run, ualg-bench, the shim, the units, tmpfiles, config, man pages" $?
 has libualg0 'usr/lib/x86_64-linux-gnu/libualg.so.0(.1.0)?'

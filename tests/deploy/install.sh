@@ -37,7 +37,7 @@ case $SYSCONF in /*) ;; *) SYSCONF=$PREFIX/$SYSCONF ;; esac
 P=$D$PREFIX
 missing=""
 for f in sbin/algd bin/algctl bin/ualg-run bin/ualg-bench include/ualg.h include/ualg_abi.h \
-	share/man/man8/algd.8 share/man/man8/algctl.8 share/man/man1/ualg-run.1 share/man/man1/ualg-bench.1 share/man/man3/libualg.3 \
+	share/man/man8/algd.8 share/man/man5/algd.conf.5 share/man/man8/algctl.8 share/man/man1/ualg-run.1 share/man/man1/ualg-bench.1 share/man/man3/libualg.3 \
 	share/man/man7/ualg.7 lib/systemd/system/algd.socket lib/systemd/system/algd.service \
 	lib/tmpfiles.d/ualg.conf share/doc/ualg/examples/ring-sample.c; do
 	[ -e "$P/$f" ] || missing="$missing $f"

@@ -181,7 +181,7 @@ SEEDS = {
             (0, frame(ACCEPT)), (1, frame(SHM_SETUP)), (AREA, b"a" * 48),
             (1, send_shm(0, 48, op=0, iv=b"\0" * 12)), (1, recv_shm(4096, 32, 32)),
             (1, recv_shm((1 << 64) - 8, 16))),
-        # akcipher, kpp, compression (README, issue #9)
+        # akcipher, kpp, compression (ualg(7), EXTENSIONS)
         seq((0, hello()), (0, bind("compression", "deflate")), (0, frame(ACCEPT)),
             (1, send(b"abc" * 40, SEND_FIRST | SEND_LAST | SEND_CTL | SEND_MORE, op=1)),
             (1, send(b"def")), (1, recv(64)), (1, recv(64))),

@@ -3,7 +3,7 @@
 run under ualg-run: a "user" key added with add_key(2) holding RFC 3602's
 case 1 key encrypts RFC 3602's case 1 block to its published ciphertext;
 unknown, revoked and "logon" keys, a short optlen and a key on an op socket
-give the errors documented in the README.  Prints TAP lines and a summary."""
+give the errors documented in ualg(7).  Prints TAP lines and a summary."""
 
 import ctypes
 import errno
