@@ -12,6 +12,9 @@
 #
 # This file is the one list of suites: tests/meson.build registers one meson
 # test per line of --list (meson test -C build --suite GROUP, or NAME).
+# A name ending in @algd is its suite again with UALG_ENGINE=algd: the
+# suites that serve AF_ALG data run once per engine (the default, in the
+# program where algd allows it, then algd's).
 # BUILD names the build directory (default build).  One algd serves the
 # run; ualg-run finds it through UALG_SOCKET.
 set -u
@@ -47,6 +50,17 @@ compress		real
 supervise		supervise
 rfc-samples		rfc
 rfc-mode		rfc
+engine			engine
+samples@algd		algd
+diff-hash-skcipher@algd	algd
+diff-aead-rng@algd	algd
+diff-surface@algd	algd
+diff-more-algs@algd	algd
+clients@algd		algd
+python@algd		algd
+kcapi@algd		algd
+kcapi-aead@algd		algd
+engine@algd		algd
 "
 
 usage() {
@@ -329,6 +343,25 @@ spliced a34dfa24847c365291ce1b54bcf8d9a75d861e5133cc3a74"
 }
 suite_rfc_mode() { suite "RFC mode (tests/rfc/rfc.py)" timeout 300 "$RUN" --rfc python3 tests/rfc/rfc.py; }
 
+# What depends on where a socket is served: fork, execve, threads,
+# cancellation, EFAULT, the program's SIGSEGV handler; then the system
+# calls of each emulated call (write, read) on its common path: none in
+# the program's engine, at most 3 in algd's.
+suite_engine() {
+	tap "one socket across fork, execve and threads; EFAULT (engine ${UALG_ENGINE:-auto})" engine \
+		timeout 120 "$RUN" $TEST_WRAP "$B/tests/engine-test"
+	if command -v strace >/dev/null && [ -z "$TEST_WRAP" ]; then
+		local per
+		per=$(bash tests/engine/syscalls.sh "$RUN" "$B/tests/engine-test" 2>&1)
+		echo "    $per"
+		case ${UALG_ENGINE:-auto} in
+		algd) awk -v p="${per%% *}" 'BEGIN { exit !(p != "" && p <= 3.05) }' ;;
+		*) awk -v p="${per%% *}" 'BEGIN { exit !(p != "" && p <= 0.05) }' ;;
+		esac
+		result "system calls per emulated write or read (engine ${UALG_ENGINE:-auto}): ${per%% *}" $?
+	fi
+}
+
 # ---- one algd, the selected suites, algd's verdict
 
 start_algd() {
@@ -354,8 +387,17 @@ stop_algd() {
 }
 
 run_suites() {	# name...
-	local s
-	for s; do "suite_${s//-/_}"; done
+	local s base
+	for s; do
+		base=${s%@algd}
+		base=${base//-/_}
+		if [ "$s" != "${s%@algd}" ]; then
+			echo "# ---- engine algd: $base"
+			UALG_ENGINE=algd "suite_$base"
+		else
+			"suite_$base"
+		fi
+	done
 }
 
 ALGD=

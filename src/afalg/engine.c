@@ -17,6 +17,7 @@ static int init_err;
 
 static void init_once(void)
 {
+	ualg_selftest_defer();
 	init_err = ualg_core_init();
 }
 

@@ -235,6 +235,10 @@ struct ualg_hash_desc {
 
 /* Registry (registry.c) */
 int ualg_core_init(void);
+/* Before ualg_core_init(): test each driver on its first lookup instead of
+ * all of them at registration (the in-process engine, where algd has
+ * already tested the same code; never in FIPS mode). */
+void ualg_selftest_defer(void);
 void ualg_core_exit(void);
 int ualg_register(struct ualg_alg *alg);
 /* Finds the highest-priority usable algorithm of that type whose generic or

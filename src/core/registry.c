@@ -35,9 +35,25 @@ void ualg_fips_set_fatal_hook(void (*hook)(const struct ualg_alg *failed))
 	fips_fatal_hook = hook;
 }
 
-/* Tested, not disabled, and in FIPS mode approved unless wanted as a spawn. */
-static bool usable(const struct ualg_alg *a)
+/* ualg_selftest_defer(): a driver is tested when first looked up, not
+ * when registered. */
+static bool defer_tests;
+
+void ualg_selftest_defer(void)
 {
+	defer_tests = true;
+}
+
+static void ensure_tested(struct ualg_alg *a)
+{
+	if (defer_tests && a->selftest == UALG_SELFTEST_UNKNOWN)
+		a->selftest = ualg_selftest_run(a) ? UALG_SELFTEST_FAILED : UALG_SELFTEST_PASSED;
+}
+
+/* Tested, not disabled, and in FIPS mode approved unless wanted as a spawn. */
+static bool usable(struct ualg_alg *a)
+{
+	ensure_tested(a);
 	return a->selftest == UALG_SELFTEST_PASSED && !a->disabled &&
 	       (!a->fips_internal || spawn_depth) &&
 	       (!want_export || a->type != UALG_ALG_SHASH || (a->u.shash.export && a->u.shash.import));
@@ -98,11 +114,12 @@ static struct ualg_alg *best_match(int type, const char *name)
 	struct ualg_alg *best = NULL;
 
 	for (struct ualg_alg *a = alg_list; a; a = a->next) {
-		if (!type_matches(a, type) || !usable(a))
+		const bool driver = !strcmp(a->driver, name);
+		if (!type_matches(a, type) || (!driver && strcmp(a->name, name)) || !usable(a))
 			continue;
-		if (!strcmp(a->driver, name))
+		if (driver)
 			return a;
-		if (!strcmp(a->name, name) && (!best || a->priority > best->priority))
+		if (!best || a->priority > best->priority)
 			best = a;
 	}
 	return best;
@@ -148,7 +165,7 @@ static struct ualg_alg *kernel_driver_alias(int type, const char *name)
 			continue;
 		for (struct ualg_alg *a = alg_list; a; a = a->next) {
 			snprintf(alias, sizeof(alias), "%.*s-%s", (int)(len - sl), name, a->module);
-			if (type_matches(a, type) && usable(a) && !strcmp(a->driver, alias))
+			if (type_matches(a, type) && !strcmp(a->driver, alias) && usable(a))
 				return a;
 		}
 	}
@@ -173,7 +190,8 @@ int ualg_register(struct ualg_alg *alg)
 	for (struct ualg_alg *a = alg_list; a; a = a->next)
 		if (!strcmp(a->driver, alg->driver))
 			return -EEXIST;
-	alg->selftest = ualg_selftest_run(alg) ? UALG_SELFTEST_FAILED : UALG_SELFTEST_PASSED;
+	if (!defer_tests)
+		alg->selftest = ualg_selftest_run(alg) ? UALG_SELFTEST_FAILED : UALG_SELFTEST_PASSED;
 	alg->next = NULL;
 	*alg_tail = alg;
 	alg_tail = &alg->next;
@@ -217,6 +235,7 @@ static struct ualg_alg *instantiate(int type, const char *name, int *err)
 		ualg_instance_free(inst);
 		inst = dup;
 	}
+	ensure_tested(inst);
 	if (!type_matches(inst, type) || inst->selftest != UALG_SELFTEST_PASSED) {
 		*err = inst->selftest == UALG_SELFTEST_FAILED ? ELIBBAD : ENOENT;
 		return NULL;

@@ -63,10 +63,10 @@ static int wait_readable(int fd, bool interruptible)
 }
 
 /* How long a data transaction (send, receive) polls for its reply before
- * sleeping: algd answers a 64 KiB part in tens of microseconds, less than
- * waking a sleeping thread (and its halted core) costs.  $UALG_POLL_US as
- * for libualg; 0 never polls. */
-#define SHIM_POLL_US_DEFAULT 50u
+ * sleeping ($UALG_POLL_US, as for libualg).  Off by default: each poll is
+ * a system call, and on a machine whose cores are busy the sleep costs
+ * less than the polling (algd itself still polls for the next request). */
+#define SHIM_POLL_US_DEFAULT 0u
 
 static unsigned poll_us(void)
 {

@@ -141,7 +141,9 @@ out=$(UALG_SOCKET=$SOCK "$RUN" python3 tests/ctl/gcm_driver.py gcm-aes-nettle 2>
 result $? "AF_ALG aead on Nettle's GCM: $out"
 
 # --- the priority switch, seen by new sockets ----------------------------------------
-UALG_SOCKET=$SOCK "$RUN" python3 tests/ctl/switch.py "$ALGCTL" "$SOCK" cbc-aes-openssl cbc-aes-nettle > "$T/sw" 2>&1
+# It reads the choice off algd's per-driver operation counts, which count
+# what algd serves: the sockets go through algd's engine.
+UALG_ENGINE=algd UALG_SOCKET=$SOCK "$RUN" python3 tests/ctl/switch.py "$ALGCTL" "$SOCK" cbc-aes-openssl cbc-aes-nettle > "$T/sw" 2>&1
 rc=$?; sed 's/^/    /' "$T/sw"
 result $rc "priority switch between OpenSSL and Nettle: $(tail -n1 "$T/sw")"
 

@@ -45,7 +45,7 @@ has() {	# package path-regex...
 	for f; do grep -qE "^\./$f\$" <<< "$list" || { echo "    $p lacks $f"; return 1; }; done
 }
 has ualg usr/sbin/algd usr/bin/algctl usr/bin/ualg-run usr/bin/ualg-bench \
-	'usr/lib/x86_64-linux-gnu/ualg/libualg-preload.so' lib/systemd/system/algd.socket \
+	'usr/lib/x86_64-linux-gnu/ualg/libualg-preload.so' 'usr/lib/x86_64-linux-gnu/ualg/libualg-engine.so' lib/systemd/system/algd.socket \
 	lib/systemd/system/algd.service usr/lib/tmpfiles.d/ualg.conf etc/ualg/algd.conf \
 	etc/ualg/preload.conf usr/share/man/man8/algd.8.gz usr/share/man/man5/algd.conf.5.gz usr/share/man/man8/algctl.8.gz \
 	usr/share/man/man1/ualg-run.1.gz usr/share/man/man1/ualg-bench.1.gz usr/share/man/man7/ualg.7.gz

@@ -267,10 +267,24 @@ static void test_own_segv(void)
 	close(fd);
 }
 
+/* --loop N: N 64-byte sha256 operations, one write and one read each
+ * (syscalls.sh counts their system calls). */
+static int loop(long n)
+{
+	uint8_t in[64] = { 0 }, d[32];
+	int fd = op_socket("hash", "sha256", NULL, 0);
+	for (long i = 0; fd >= 0 && i < n; i++)
+		if (write(fd, in, sizeof(in)) != sizeof(in) || read(fd, d, sizeof(d)) != sizeof(d))
+			return 1;
+	return fd < 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--exec-child"))
 		return exec_child(atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "--loop"))
+		return loop(atol(argv[2]));
 	setvbuf(stdout, NULL, _IONBF, 0);
 	test_fork();
 	test_exec(argv[0]);
