@@ -385,6 +385,13 @@ int ualg_frame_send(int sock, uint16_t type, uint16_t flags, int32_t result,
 ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
 			int *fd, int cloexec);
 
+/* As ualg_frame_recv() for a peer that never passes descriptors (algd
+ * reading requests): a frame carrying any is -EPROTO, and every descriptor
+ * that came is handed to dispose (which must not block on its close: the
+ * last close of a socket with SO_LINGER, a FUSE file or a tty may sleep). */
+ssize_t ualg_frame_recv_nofd(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
+			     void (*dispose)(int fd));
+
 /* The client's greeting on a new connection to algd: sends HELLO and
  * checks the reply.  Returns 0, or -EPROTO when algd does not answer with
  * this protocol version, algd's -errno when it refuses the client (EACCES
@@ -397,6 +404,15 @@ int ualg_hello(int sock);
  * none).  Returns the reply's result, or -EPROTO / -errno of the exchange. */
 int ualg_admin_call(int sock, uint16_t type, const struct ualg_alg_req *q,
 		    void *out, size_t outsize, size_t *outlen);
+
+/* Connects to the algd at path (no HELLO yet), but only to one this user
+ * can trust, in the shim, libualg and every tool alike: every directory on
+ * the resolved path must be writable by its owner alone, or shared and
+ * sticky (/tmp) with the next entry owned by root or this user; the last
+ * entry a socket; and the daemon's SO_PEERCRED uid root, this user or the
+ * socket's owner.  Returns a blocking SOCK_CLOEXEC fd, -EPERM with the
+ * reason in why (whylen bytes; may be NULL) when it refuses, or -errno. */
+int ualg_connect(const char *path, char *why, size_t whylen);
 
 /* The default algd socket path for this user, into buf. */
 int ualg_default_socket_path(char *buf, size_t size);
