@@ -245,9 +245,14 @@ def test_attached_fds(pid):
         pass
     cli.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 3))
     s = connect()
-    s.sendmsg([frame(HELLO, struct.pack("=IHH", 0x55414C47, 1, 1))],
+    n = b"sha256\0"
+    body = b"hash".ljust(14, b"\0") + struct.pack("=HIII", 0, 0, 0, len(n)) + n
+    # algd stopped meanwhile, so that its close is the socket's last
+    os.kill(pid, signal.SIGSTOP)
+    s.sendmsg([frame(BIND, body)],
               [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", cli.fileno()))])
     cli.close()
+    os.kill(pid, signal.SIGCONT)
     t0 = time.monotonic()
     other = connect()
     r = bind(other, "hash", "sha256")
@@ -259,7 +264,7 @@ def test_attached_fds(pid):
         closed = not m or HDR.unpack(m[:HDR.size])[3] < 0 and not s.recv(64)
     except (ConnectionResetError, socket.timeout):
         closed = True
-    check("a request carrying a descriptor ends that client", closed)
+    check("a request carrying a descriptor ends that client (a bind that would succeed)", closed)
     fds = len(os.listdir(f"/proc/{pid}/fd"))
     time.sleep(3.5)
     check("... and the descriptor is closed in algd",
@@ -272,10 +277,11 @@ def test_rxbuf_wiped(pid):
     """Finding: key bytes of a malformed frame stayed in algd's receive
     buffer."""
     k1, k2 = os.urandom(32), os.urandom(32)
+    pad = b"\0" * 400	# the key beyond what the next small frames overwrite
     s = connect()
     bind(s, "skcipher", "cbc(aes)")
-    # vallen says 31 but 32 bytes follow: dispatch refuses the frame
-    s.send(frame(SETSOCKOPT, struct.pack("=iiIIII", 279, 1, 32, 0, 31, 0) + k1))
+    # vallen says 31 but more follows: dispatch refuses the frame
+    s.send(frame(SETSOCKOPT, struct.pack("=iiIIII", 279, 1, 32, 0, 31, 0) + pad + k1))
     s.settimeout(5)
     try:
         while s.recv(64):
@@ -284,7 +290,7 @@ def test_rxbuf_wiped(pid):
         pass
     s2 = connect()
     bind(s2, "skcipher", "cbc(aes)")
-    body = struct.pack("=iiIIII", 279, 1, 32, 0, 32, 0) + k2
+    body = struct.pack("=iiIIII", 279, 1, 232, 0, 232, 0) + pad[:200] + k2  # k2 ends before k1
     s2.send(HDR.pack(HDR.size + len(body) + 1, SETSOCKOPT, 0, 0, 0) + body)  # len off by one
     try:
         while s2.recv(64):
@@ -301,25 +307,6 @@ def test_rxbuf_wiped(pid):
     check("a malformed frame's key is wiped from algd's receive buffer", h2 == 0, f"{h2} copies")
 
 
-def fake_algd(path, seen):
-    """A listening socket at path that records what a client sends."""
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    s.bind(path)
-    os.chmod(path, 0o777)
-    s.listen(8)
-    s.settimeout(3)
-    pid = os.fork()
-    if pid == 0:
-        try:
-            c, _ = s.accept()
-            c.settimeout(3)
-            open(seen, "wb").write(c.recv(4096))
-        finally:
-            os._exit(0)
-    s.close()
-    return pid
-
-
 def test_hijack():
     """Finding: a client trusted /tmp/ualg-UID made by another user."""
     shared = os.path.join(TMP, "tmp")
@@ -329,11 +316,32 @@ def test_hijack():
     seen = os.path.join(TMP, "seen")
     open(seen, "wb").close()
     os.chmod(seen, 0o666)
-
-    def plant():
-        os.mkdir(d, 0o755)
-        return fake_algd(os.path.join(d, "algd.sock"), seen)
-    fpid = as_uid(ATTACKER, plant)
+    r, w = os.pipe()
+    fpid = os.fork()
+    if fpid == 0:	# the attacker's fake algd, recording what comes
+        try:
+            os.close(r)
+            os.setgroups([])
+            os.setgid(ATTACKER)
+            os.setuid(ATTACKER)
+            os.mkdir(d, 0o755)
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.bind(os.path.join(d, "algd.sock"))
+            os.chmod(os.path.join(d, "algd.sock"), 0o777)
+            s.listen(8)
+            os.write(w, b"1")
+            os.close(w)
+            while True:
+                c, _ = s.accept()
+                c.settimeout(3)
+                with open(seen, "ab") as f:
+                    f.write(c.recv(4096))
+                c.close()
+        finally:
+            os._exit(0)
+    os.close(w)
+    os.read(r, 1)
+    os.close(r)
     env = dict(os.environ, LD_PRELOAD="", UALG_SOCKET=os.path.join(d, "algd.sock"))
     code = ("import socket\ntry:\n s=socket.socket(socket.AF_ALG,socket.SOCK_SEQPACKET,0)\n"
             " s.bind(('skcipher','cbc(aes)')); print('bound')\nexcept OSError as e: print(e.errno)\n")
@@ -342,19 +350,19 @@ def test_hijack():
         return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=20,
                               preexec_fn=lambda: (os.setgroups([]), os.setgid(VICTIM),
                                                   os.setuid(VICTIM)))
-    p = victim([ALGCTL, "key", "list"])
-    check("algctl refuses an algd socket in a directory another user made in a shared /tmp",
-          p.returncode != 0 and "refusing" in p.stderr, p.stderr)
-    p = victim(["env", "LD_PRELOAD=" + SHIM, "python3", "-c", code])
-    check("a program under the shim is refused (EACCES) and never reaches that socket",
-          p.stdout.strip() == str(errno.EACCES) and "refusing" in p.stderr, p.stdout + p.stderr)
-    got = open(seen, "rb").read()
-    check("the planted daemon received nothing", got == b"", got[:32])
-    os.kill(fpid, signal.SIGKILL) if fpid else None
     try:
+        p = victim([ALGCTL, "key", "list"])
+        check("algctl refuses an algd socket in a directory another user made in a shared /tmp",
+              p.returncode != 0 and "refusing" in p.stderr, p.stderr)
+        p = victim(["env", "LD_PRELOAD=" + SHIM, "python3", "-c", code])
+        check("a program under the shim is refused (EACCES) and never reaches that socket",
+              p.stdout.strip() == str(errno.EACCES) and "refusing" in p.stderr, p.stdout + p.stderr)
+        time.sleep(0.3)
+        got = open(seen, "rb").read()
+        check("the planted daemon received nothing", got == b"", got[:32])
+    finally:
+        os.kill(fpid, signal.SIGKILL)
         os.waitpid(fpid, 0)
-    except (ChildProcessError, TypeError):
-        pass
 
 
 def test_errno_when_algd_dies(proc):
