@@ -83,6 +83,11 @@ struct conn {
 	struct conn *prev, *next;
 };
 
+static uid_t self_uid;	/* after the privilege drop */
+/* The user whose private algd this is: algd's uid when it was started by
+ * that user (no --user), else nobody ((uid_t)-1).  Sharing the uid an algd
+ * started as root drops to (--user nobody) gives no rights. */
+static uid_t owner_uid = (uid_t)-1;
 static struct conn *conns;
 static struct client *clients;
 /* Connections closed while handling a batch of events: later events of
@@ -131,6 +136,9 @@ static void client_put(struct client *cl)
 {
 	if (--cl->sockets)
 		return;
+	/* Its last socket went: so do the instances it built that nothing
+	 * uses any more (as crypto_mod_put() frees an unused module). */
+	ualg_instances_reclaim(cl->uid);
 	for (struct client **p = &clients; *p; p = &(*p)->next)
 		if (*p == cl) {
 			*p = cl->next;
@@ -697,7 +705,7 @@ static int on_rfc_io(struct conn *c, uint16_t type, const uint8_t *body, size_t 
 }
 
 /* Dispatches one frame; returns 0, 1 (parked) or -1 (drop connection). */
-static int dispatch(struct conn *c, const uint8_t *frame, size_t len, struct request *req)
+static int dispatch_frame(struct conn *c, const uint8_t *frame, size_t len, struct request *req)
 {
 	struct ualg_hdr h;
 
@@ -758,6 +766,15 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len, struct req
 		return on_rfc_io(c, h.type, body, blen);
 	default: return -1;
 	}
+}
+
+/* Instances a request builds are its client's (crypto.h's builder). */
+static int dispatch(struct conn *c, const uint8_t *frame, size_t len, struct request *req)
+{
+	ualg_set_builder(c->admin || c->who.uid == owner_uid ? UALG_BUILDER_NONE : c->who.uid);
+	int r = dispatch_frame(c, frame, len, req);
+	ualg_set_builder(UALG_BUILDER_NONE);
+	return r;
 }
 
 /* Runs the parked request again with its saved progress. */
@@ -922,11 +939,6 @@ static bool peer_is_admin(const struct key_caller *who)
 }
 
 static const struct policy *policy;
-static uid_t self_uid;	/* after the privilege drop */
-/* The user whose private algd this is: algd's uid when it was started by
- * that user (no --user), else nobody ((uid_t)-1).  Sharing the uid an algd
- * started as root drops to (--user nobody) gives no rights. */
-static uid_t owner_uid = (uid_t)-1;
 static int spare_fd = -1;	/* given up to refuse a client when out of fds */
 
 /* Answers the client's HELLO in advance with why it is refused, and hangs
@@ -1043,6 +1055,7 @@ int server_run(const struct server_opts *opts)
 	policy = &opts->policy;
 	if (opts->max_sockets)
 		max_sockets = opts->max_sockets;
+	ualg_instances_cap(SERVER_INSTANCES_PER_UID);
 	sandbox_limits();
 	char lpath[128];
 	int lfd = listener_open(opts, lpath, sizeof(lpath));

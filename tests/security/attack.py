@@ -386,6 +386,60 @@ def test_errno_when_algd_dies(proc):
           ready == "ready" and out in ("ECONNRESET", "EPIPE"), f"{ready} {out}")
 
 
+def test_instances():
+    """Finding: template instances one user built stayed registered after
+    it left, without bound."""
+    names = [f"authenc(hmac({h}),{m}({c}))" for h in ["sha1", "sha224", "sha384", "md5", "sm3", "rmd160"]
+             for m in ["cbc", "ctr", "ecb"]
+             for c in ["des3_ede", "sm4", "camellia", "serpent", "twofish", "blowfish", "cast5", "des"]]
+
+    def registry():
+        p = algctl("list")
+        return sum(l.startswith(b"driver") for l in p.stdout.splitlines()) if p.returncode == 0 else -1
+
+    def build(names):
+        bound = 0
+        for n in names:
+            s = connect()
+            bound += bind(s, "aead", n) == 0
+            s.close()
+        return bound
+    before = registry()
+    bound = as_uid(ATTACKER, build, names)
+    after = registry()
+    check(f"another user bound {len(names)} distinct template instances", bound == len(names), bound)
+    check(f"once it left, none it built is left in the registry ({before} -> {after} entries)",
+          after == before)
+    # while it stays, what it keeps is capped (128 per uid, server.h)
+    def build_and_count(names):
+        held = connect()
+        for n in names:
+            s = connect()
+            bind(s, "aead", n)
+            s.close()
+        return "done"
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([]); os.setgid(ATTACKER); os.setuid(ATTACKER)
+            held = connect()
+            build_and_count(names)
+            os.write(w, b"1")
+            time.sleep(30)
+        finally:
+            os._exit(0)
+    os.close(w)
+    os.read(r, 1)
+    during = registry()
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    time.sleep(0.3)
+    check(f"while it stays, what it keeps is capped at 128 instances ({before} -> {during})",
+          0 < during - before <= 128)
+    check("... and reclaimed once it is gone", registry() == before)
+
+
 def test_drbg_rules():
     """--alg-allow aes / hmac(sha256) / hmac(sha512) cover the DRBGs built
     on them, and stdrng resolving to one (drbg_nopr_hmac_sha512)."""
@@ -427,7 +481,7 @@ try:
     check("root adds a key for the victim", p.returncode == 0, p.stderr)
     for t in [test_op_socket_identity, test_alg_rules_through_op_socket, test_algd_uid,
               lambda: test_attached_fds(proc.pid), lambda: test_rxbuf_wiped(proc.pid),
-              test_hijack, test_drbg_rules, lambda: test_errno_when_algd_dies(proc)]:
+              test_hijack, test_instances, test_drbg_rules, lambda: test_errno_when_algd_dies(proc)]:
         try:
             t()
         except Exception as e:
