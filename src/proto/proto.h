@@ -284,12 +284,13 @@ struct ualg_alg_rec {
 /* Named keys (src/algd/keystore.c).  An administrator stores a key in
  * algd under a name; clients key transforms with it by name
  * (UALG_SET_KEY_BY_NAME, UALG_MSG_RING_SETKEY_NAMED) and can never read it.
- * ADD and DEL need root, algd's own uid or algd's admin group (SO_PEERCRED,
- * decided when the connection was made), else -EPERM; LIST is open to every
+ * ADD and DEL need root, algd's admin group or the user whose private algd
+ * this is (SO_PEERCRED of the client that opened the connection tree,
+ * decided when it connected), else -EPERM; LIST is open to every
  * client and never carries key bytes.  Names are 1..UALG_KEY_NAME_MAX bytes
  * of [A-Za-z0-9._-] (first a letter or digit), sent without a NUL; an allow
  * list is --allow's syntax with numeric ids only ("uid:1000,gid:27"; algctl
- * resolves user and group names), empty for "root and algd's uid only".
+ * resolves user and group names), empty for "root only" (and a private algd's own user).
  * Errors: -EINVAL for a name, list or length that does not parse, -EEXIST
  * (ADD of a name in use), -ENOKEY (no such key), -ENOSPC (store full),
  * -ENOMEM (secure heap full). */

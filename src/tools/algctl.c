@@ -49,7 +49,7 @@ static void usage(FILE *f)
 	      "  save               write the settings to algd's configuration file\n"
 	      "  key add NAME --from-file FILE [--allow uid:1000,gid:ualg]\n"
 	      "                     store FILE's bytes in algd as NAME; clients on the allow\n"
-	      "                     list (default: root and algd's user) key transforms by\n"
+	      "                     list (default: root only) key transforms by\n"
 	      "                     name and can never read it\n"
 	      "  key del NAME       forget a key (keyed transforms keep their copy)\n"
 	      "  key list           names, lengths, allow lists and uses (never key bytes)\n"
@@ -494,7 +494,7 @@ static int key_list(int fd)
 			} else {
 				printf("%-32s %6u %10llu  %s\n", r->name, r->key_len,
 				       (unsigned long long)r->uses,
-				       r->allow[0] ? r->allow : "(root and algd's user)");
+				       r->allow[0] ? r->allow : "(root only)");
 			}
 		}
 		if (n < 0)
