@@ -7,6 +7,7 @@ trusts, the errno of a client whose algd died, and --alg-allow on DRBGs.
 Runs its own algd (as root: --user nobody, as deployed).
 Prints TAP lines and 'N passed, N failed'."""
 import errno, os, pickle, signal, socket, struct, subprocess, sys, tempfile, time
+from common import check, skip, finish, scan
 
 ALGD, ALGCTL, RUN = sys.argv[1], sys.argv[2], sys.argv[3]
 SHIM = os.path.join(os.path.dirname(os.path.abspath(RUN)), "..", "shim", "libualg-preload.so")
@@ -22,16 +23,6 @@ HELLO, BIND, SETSOCKOPT, ACCEPT, SEND, RECV = 1, 2, 3, 4, 5, 6
 KEY_ADD, KEY_DEL = 48, 49
 RING_SETUP, RING_OPEN, RING_SETKEY_NAMED = 80, 81, 85
 BY_NAME = 0x7501
-results = []
-
-
-def check(name, ok, why=""):
-    results.append(bool(ok))
-    print(("ok - " if ok else "not ok - ") + name + (f" ({why})" if why and not ok else ""), flush=True)
-
-
-def skip(name):
-    print(f"# skipped: {name}", flush=True)
 
 
 def frame(typ, body=b""):
@@ -114,13 +105,8 @@ def as_uid(uid, fn, *args):
         finally:
             os._exit(0)
     os.close(w)
-    data = b""
-    while True:
-        b = os.read(r, 65536)
-        if not b:
-            break
-        data += b
-    os.close(r)
+    with os.fdopen(r, "rb") as f:
+        data = f.read()
     os.waitpid(pid, 0)
     return pickle.loads(data) if data else None
 
@@ -130,22 +116,6 @@ def algctl(*args):
                           env=dict(os.environ, LD_PRELOAD=""))
 
 
-def scan(pid, needle):
-    """Copies of needle in pid's readable memory (as faults.py)."""
-    with open(f"/proc/{pid}/maps") as f:
-        maps = [l.split() for l in f]
-    hits = 0
-    with open(f"/proc/{pid}/mem", "rb", 0) as mem:
-        for m in maps:
-            a, b = (int(v, 16) for v in m[0].split("-"))
-            if "r" not in m[1] or b - a > 1 << 30:
-                continue
-            try:
-                mem.seek(a)
-                hits += mem.read(b - a).count(needle)
-            except OSError:
-                pass
-    return hits
 
 
 # ---- the tests -----------------------------------------------------------
@@ -491,5 +461,4 @@ finally:
         proc.terminate()
     proc.wait()
     subprocess.run(["rm", "-rf", TMP])
-print(f"{results.count(True)} passed, {results.count(False)} failed")
-sys.exit(0 if all(results) else 1)
+finish()
