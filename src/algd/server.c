@@ -883,8 +883,8 @@ static void on_readable(struct conn *c)
 	struct iovec body = { rxbuf + sizeof(struct ualg_hdr), sizeof(rxbuf) - sizeof(struct ualg_hdr) };
 	ssize_t n = ualg_frame_recv_nofd(c->fd, (struct ualg_hdr *)rxbuf, &body, 1, dispose_fd);
 	/* What the buffer may hold a key in: the whole of it when the frame
-	 * was refused (its length is not known then). */
-	size_t used = n > 0 ? (size_t)n : sizeof(rxbuf);
+	 * was refused (its length is not known then), nothing at EOF. */
+	size_t used = n > 0 ? (size_t)n : n < 0 ? sizeof(rxbuf) : 0;
 
 	if (n == -EAGAIN)
 		return;
