@@ -376,6 +376,7 @@ def test_instances():
         return bound
     before = registry()
     bound = as_uid(ATTACKER, build, names)
+    time.sleep(0.3)	# algd sees its last close
     after = registry()
     check(f"another user bound {len(names)} distinct template instances", bound == len(names), bound)
     check(f"once it left, none it built is left in the registry ({before} -> {after} entries)",
@@ -408,6 +409,20 @@ def test_instances():
     check(f"while it stays, what it keeps is capped at 128 instances ({before} -> {during})",
           0 < during - before <= 128)
     check("... and reclaimed once it is gone", registry() == before)
+
+    def hold_all(names):
+        held, errs = [], set()
+        for n in names:
+            s = connect()
+            r = bind(s, "aead", n)
+            held.append(s)
+            if r:
+                errs.add(r)
+        return errs
+    r = as_uid(ATTACKER, hold_all, names)
+    time.sleep(0.3)
+    check("holding all of them in use, it cannot build past 128: ENOMEM", r == {-errno.ENOMEM}, r)
+    check("... and what it built is gone with it", registry() == before)
 
 
 def test_drbg_rules():
