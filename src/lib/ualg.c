@@ -47,7 +47,7 @@ static int connect_to(const char *path)
 	char why[256];
 	int fd = ualg_connect(path, why, sizeof(why));
 
-	if (fd == -EPERM && getenv("UALG_DEBUG"))
+	if (fd == -EPERM && secure_getenv("UALG_DEBUG"))
 		fprintf(stderr, "libualg: refusing algd at %s: %s\n", path, why);
 	if (fd < 0)
 		return fd;
