@@ -299,7 +299,7 @@ static int trusted_path(const char *path, uid_t me, uid_t *sock_owner, char *why
 				      prefix, (unsigned)st.st_uid);
 		if (!slash) {
 			if (!S_ISSOCK(st.st_mode))
-				return refuse(why, whylen, -EPERM, "%s is not a socket", prefix);
+				return -ECONNREFUSED;	/* what connect() says */
 			*sock_owner = st.st_uid;
 			return 0;
 		}

@@ -409,8 +409,8 @@ int ualg_admin_call(int sock, uint16_t type, const struct ualg_alg_req *q,
 /* Connects to the algd at path (no HELLO yet), but only to one this user
  * can trust, in the shim, libualg and every tool alike: every directory on
  * the resolved path must be writable by its owner alone, or shared and
- * sticky (/tmp) with the next entry owned by root or this user; the last
- * entry a socket; and the daemon's SO_PEERCRED uid root, this user or the
+ * sticky (/tmp) with the next entry owned by root or this user; and the
+ * daemon's SO_PEERCRED uid root, this user or the
  * socket's owner.  Returns a blocking SOCK_CLOEXEC fd, -EPERM with the
  * reason in why (whylen bytes; may be NULL) when it refuses, or -errno. */
 int ualg_connect(const char *path, char *why, size_t whylen);
