@@ -240,6 +240,13 @@ suite_keys() {
 		"$B/src/algd/algd" "$B/src/tools/algctl" "$B/src/lib/libualg.so"
 }
 
+# algd shared by several users against a client speaking the frame protocol
+# directly: identity through op sockets and rings, algd's own uid, attached
+# descriptors, key bytes in the receive buffer, a planted socket in a shared
+# /tmp, the errno of a dead algd, --alg-allow on DRBGs.
+suite "a hostile client of a shared algd (tests/security/attack.py)" python3 tests/security/attack.py \
+	"$B/src/algd/algd" "$B/src/tools/algctl" "$B/src/tools/ualg-run"
+
 # FIPS mode (algd --fips) against an algd of its own.
 suite_fips() { suite "algd --fips: approved algorithms only, as Linux 6.1 with fips=1" env BUILD="$B" bash tests/security/fips.sh; }
 

@@ -23,7 +23,7 @@ struct key {
 /* Sorted by name, so that LIST pages through a stable order. */
 static struct key *keys[KEYSTORE_MAX_KEYS];
 static size_t nkeys;
-static uid_t self_uid;
+static uid_t self_uid = (uid_t)-1;
 
 void keystore_set_self(uid_t uid)
 {
@@ -205,7 +205,8 @@ int keystore_request(uint16_t type, const uint8_t *body, size_t len, bool admin,
 }
 
 /* Root always (it could read algd's memory anyway); anyone on the list;
- * with an empty list, algd's own uid (the administrator of its keys). */
+ * with an empty list, the user whose private algd this is (none when algd
+ * dropped to another uid: sharing that uid gives no key). */
 static bool may_use(const struct key *k, const struct key_caller *who)
 {
 	if (who->uid == 0)

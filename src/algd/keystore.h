@@ -14,7 +14,8 @@
 #define KEYSTORE_MAX_KEYS 256
 #define KEYSTORE_BAD_FRAME (-200000)	/* a malformed request: the connection ends (outside the errno range and LIST's counts) */
 
-/* Who is asking: the connection's SO_PEERCRED and SO_PEERGROUPS. */
+/* Who is asking: SO_PEERCRED and SO_PEERGROUPS of the client that opened
+ * the connection tree (taken at the listener's accept). */
 struct key_caller {
 	uid_t uid;
 	gid_t gid;
@@ -25,8 +26,9 @@ struct key_caller {
 /* The peer of connection fd; -errno when the kernel will not say. */
 int keystore_caller(int fd, struct key_caller *who);
 
-/* algd's own uid after the privilege drop: it administers keys, and may
- * use a key with an empty allow list. */
+/* The user whose private algd this is (algd started by that user, no
+ * --user), or (uid_t)-1: it may use a key with an empty allow list.  An
+ * algd started as root and dropped to --user gives its uid no right. */
 void keystore_set_self(uid_t uid);
 
 /* Serves one UALG_MSG_KEY_* request; admin: the connection may add and

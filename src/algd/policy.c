@@ -219,6 +219,29 @@ static bool name_tree_denied(const char *name, uid_t uid, gid_t gid, const gid_t
 	return false;
 }
 
+/* What a DRBG driver is built on, as the kernel's drbg_cores name their
+ * backends: drbg_{pr,nopr}_ctr_aesN on ctr(aes), drbg_{pr,nopr}_hmac_H on
+ * hmac(H), drbg_{pr,nopr}_H on H.  False for any other driver. */
+static bool drbg_base(const char *driver, char *out, size_t size)
+{
+	const char *rest;
+
+	if (!strncmp(driver, "drbg_pr_", 8))
+		rest = driver + 8;
+	else if (!strncmp(driver, "drbg_nopr_", 10))
+		rest = driver + 10;
+	else
+		return false;
+	int n;
+	if (!strncmp(rest, "ctr_aes", 7))
+		n = snprintf(out, size, "ctr(aes)");
+	else if (!strncmp(rest, "hmac_", 5))
+		n = snprintf(out, size, "hmac(%s)", rest + 5);
+	else
+		n = snprintf(out, size, "%s", rest);
+	return n > 0 && (size_t)n < size;
+}
+
 /* The algorithm's generic name tree, its driver name and, for template
  * instances, what they were built on (cbc(aes-openssl) names a driver). */
 static bool alg_denied(const struct ualg_alg *alg, uid_t uid, gid_t gid, const gid_t *groups,
@@ -226,8 +249,15 @@ static bool alg_denied(const struct ualg_alg *alg, uid_t uid, gid_t gid, const g
 {
 	if (!alg)
 		return false;
+	char base[UALG_MAX_ALG_NAME];
+
 	if (depth > UALG_MAX_ALG_NAME || rule_denies(alg->driver, uid, gid, groups, ngroups) ||
 	    name_tree_denied(alg->name, uid, gid, groups, ngroups))
+		return true;
+	/* A DRBG (stdrng included: alg is the driver it resolved to) is
+	 * built on its cipher or hash without being a template instance. */
+	if (drbg_base(alg->driver, base, sizeof(base)) &&
+	    name_tree_denied(base, uid, gid, groups, ngroups))
 		return true;
 	for (unsigned i = 0; i < sizeof(alg->spawns) / sizeof(alg->spawns[0]); i++)
 		if (alg_denied(alg->spawns[i], uid, gid, groups, ngroups, depth + 1))

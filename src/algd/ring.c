@@ -707,8 +707,8 @@ static int alg_type_of(const char *name, enum ualg_alg_type *type)
 	return 0;
 }
 
-static int open_tfm(struct ring *r, int fd, const char *typename, const char *name,
-		    struct ualg_ring_tfm_info *info)
+static int open_tfm(struct ring *r, const struct key_caller *who, const char *typename,
+		    const char *name, struct ualg_ring_tfm_info *info)
 {
 	enum ualg_alg_type type;
 	int err = alg_type_of(typename, &type);
@@ -723,12 +723,10 @@ static int open_tfm(struct ring *r, int fd, const char *typename, const char *na
 	struct ualg_alg *alg = ualg_alg_lookup(type, name, &err);
 	if (!alg)
 		return -err;
-	struct key_caller who;
 	if (policy_has_alg_rules() &&
-	    ((err = -keystore_caller(fd, &who)) ||
-	     !policy_alg_allowed(alg, who.uid, who.gid, who.groups, who.ngroups))) {
+	    !policy_alg_allowed(alg, who->uid, who->gid, who->groups, who->ngroups)) {
 		ualg_alg_put(alg);
-		return err ? -err : -EACCES;
+		return -EACCES;
 	}
 	struct ualg_tfm *tfm = ualg_tfm_new(alg, &err);
 	ualg_alg_put(alg);
@@ -751,7 +749,8 @@ static int open_tfm(struct ring *r, int fd, const char *typename, const char *na
 	return (int)id;
 }
 
-static int on_open(struct ring *r, int fd, const uint8_t *body, size_t len)
+static int on_open(struct ring *r, int fd, const struct key_caller *who, const uint8_t *body,
+		   size_t len)
 {
 	struct ualg_ring_open o;
 	struct ualg_ring_tfm_info info = { 0 };
@@ -764,7 +763,7 @@ static int on_open(struct ring *r, int fd, const uint8_t *body, size_t len)
 	    len != sizeof(o) + o.name_len || !memchr(o.type, 0, sizeof(o.type)) ||
 	    strnlen(name, o.name_len) != o.name_len - 1)
 		return -1;
-	int id = r ? open_tfm(r, fd, (const char *)o.type, name, &info) : -ENXIO;
+	int id = r ? open_tfm(r, who, (const char *)o.type, name, &info) : -ENXIO;
 	return reply(fd, UALG_MSG_RING_OPEN, id, &info, id >= 0 ? sizeof(info) : 0, -1) ? -1 : 0;
 }
 
@@ -797,12 +796,12 @@ static int on_setkey(struct ring *r, int fd, const uint8_t *body, size_t len)
 	return reply(fd, UALG_MSG_RING_SETKEY, err, NULL, 0, -1) ? -1 : 0;
 }
 
-/* As on_setkey with a named key's bytes; the caller is the ring's
- * connection's peer (SO_PEERCRED), as for UALG_SET_KEY_BY_NAME. */
-static int on_setkey_named(struct ring *r, int fd, const uint8_t *body, size_t len)
+/* As on_setkey with a named key's bytes; the caller is the client that
+ * opened the connection tree, as for UALG_SET_KEY_BY_NAME. */
+static int on_setkey_named(struct ring *r, int fd, const struct key_caller *who,
+			   const uint8_t *body, size_t len)
 {
 	struct ualg_ring_setkey_named k;
-	struct key_caller who;
 
 	if (len < sizeof(k))
 		return -1;
@@ -812,9 +811,7 @@ static int on_setkey_named(struct ring *r, int fd, const uint8_t *body, size_t l
 	int err = tfm_id_check(r, k.tfm);
 	struct key *key = NULL;
 	if (!err)
-		err = keystore_caller(fd, &who);
-	if (!err)
-		key = keystore_find((const char *)body + sizeof(k), k.name_len, &who, &err);
+		key = keystore_find((const char *)body + sizeof(k), k.name_len, who, &err);
 	if (key && !ualg_tfm_has_setkey(r->tfms[k.tfm].tfm))
 		err = -ENOPROTOOPT;
 	else if (key) {
@@ -866,13 +863,14 @@ static int on_setauthsize(struct ring *r, int fd, const uint8_t *body, size_t le
 	return reply(fd, UALG_MSG_RING_SETAUTHSIZE, err, NULL, 0, -1) ? -1 : 0;
 }
 
-int ring_request(struct ring **ringp, int fd, uint16_t type, const uint8_t *body, size_t len)
+int ring_request(struct ring **ringp, int fd, const struct key_caller *who, uint16_t type,
+		 const uint8_t *body, size_t len)
 {
 	switch (type) {
 	case UALG_MSG_RING_SETUP: return on_setup(ringp, fd, body, len);
-	case UALG_MSG_RING_OPEN: return on_open(*ringp, fd, body, len);
+	case UALG_MSG_RING_OPEN: return on_open(*ringp, fd, who, body, len);
 	case UALG_MSG_RING_SETKEY: return on_setkey(*ringp, fd, body, len);
-	case UALG_MSG_RING_SETKEY_NAMED: return on_setkey_named(*ringp, fd, body, len);
+	case UALG_MSG_RING_SETKEY_NAMED: return on_setkey_named(*ringp, fd, who, body, len);
 	case UALG_MSG_RING_CLOSE: return on_close(*ringp, fd, body, len);
 	case UALG_MSG_RING_SETAUTHSIZE: return on_setauthsize(*ringp, fd, body, len);
 	default: return -1;

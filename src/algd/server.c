@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <time.h>
 #include <sys/epoll.h>
@@ -68,8 +69,14 @@ struct conn {
 	bool sending;		/* a sendmsg() whose LAST frame has not come */
 	uint8_t *rest;		/* an answer's bytes beyond its first frame */
 	size_t rest_len, rest_off;
-	bool admin;		/* the peer may change algorithms */
-	bool key_admin;		/* the peer may add and delete named keys */
+	/* Who opened the connection tree: recorded when the listener accepted
+	 * it and inherited by every op socket accepted from it, so that an
+	 * op socket (a socketpair whose SO_PEERCRED is algd itself) carries
+	 * its client's identity, as a kernel socket carries its opener's
+	 * credentials.  Every identity decision reads these. */
+	struct key_caller who;
+	bool admin;		/* the opener may change algorithms */
+	bool key_admin;		/* the opener may add and delete named keys */
 	bool closed;		/* freed after the current batch of events */
 	struct ring *ring;	/* native ring API, once set up */
 	uint8_t *shm;		/* the shim's payload area (SHM_SETUP), or NULL */
@@ -77,6 +84,11 @@ struct conn {
 	struct conn *prev, *next;
 };
 
+static uid_t self_uid;	/* after the privilege drop */
+/* The user whose private algd this is: algd's uid when it was started by
+ * that user (no --user), else nobody ((uid_t)-1).  Sharing the uid an algd
+ * started as root drops to (--user nobody) gives no rights. */
+static uid_t owner_uid = (uid_t)-1;
 static struct conn *conns;
 static struct client *clients;
 /* Connections closed while handling a batch of events: later events of
@@ -125,6 +137,9 @@ static void client_put(struct client *cl)
 {
 	if (--cl->sockets)
 		return;
+	/* Its last socket went: so do the instances it built that nothing
+	 * uses any more (as crypto_mod_put() frees an unused module). */
+	ualg_instances_reclaim(cl->uid);
 	for (struct client **p = &clients; *p; p = &(*p)->next)
 		if (*p == cl) {
 			*p = cl->next;
@@ -268,11 +283,8 @@ static int on_bind(struct conn *c, const uint8_t *body, size_t len)
 	    len != sizeof(b) + b.name_len || memchr(b.type, 0, sizeof(b.type)) == NULL ||
 	    strnlen(name, b.name_len) != b.name_len - 1)
 		return -1;
-	struct key_caller who;
 	const bool ruled = policy_has_alg_rules();
-	int r = ruled ? keystore_caller(c->fd, &who) : 0;
-	if (!r)
-		r = afalg_bind(c->sk, (const char *)b.type, b.feat, b.mask, name, ruled ? &who : NULL);
+	int r = afalg_bind(c->sk, (const char *)b.type, b.feat, b.mask, name, ruled ? &c->who : NULL);
 	logmsg(2, "bind %s %s: %d", b.type, name, r);
 	return reply(c, UALG_MSG_BIND, 0, r, NULL, 0, -1) ? -1 : 0;
 }
@@ -289,13 +301,12 @@ static int on_setsockopt(struct conn *c, const uint8_t *body, size_t len)
 	    (o.flags & ~UALG_SOCKOPT_FLAGS_ALL) || (o.flags && o.vallen) ||
 	    (o.vallen && o.vallen != o.optlen && o.optname != ALG_SET_KEY_BY_KEY_SERIAL))
 		return -1;
-	struct key_caller who;
 	const bool by_name = o.optname == UALG_SET_KEY_BY_NAME;
 	const struct afalg_optval v = {
 		.data = body + sizeof(o), .len = o.vallen, .optlen = o.optlen,
 		.too_big = o.flags & UALG_SOCKOPT_TOOBIG, .fault = o.flags & UALG_SOCKOPT_FAULT,
 		.keyref_err = o.keyref_err,
-		.caller = by_name && !keystore_caller(c->fd, &who) ? &who : NULL,
+		.caller = by_name ? &c->who : NULL,
 	};
 	int r = afalg_setsockopt(c->sk, o.level, o.optname, &v);
 	return reply(c, UALG_MSG_SETSOCKOPT, 0, r, NULL, 0, -1) ? -1 : 0;
@@ -320,13 +331,17 @@ static int on_accept(struct conn *c, size_t len)
 	}
 	fcntl(sv[0], F_SETFL, O_NONBLOCK);
 	c->cl->sockets++;
-	if (!conn_add(sv[0], c->cl, op, true)) {
+	struct conn *oc = conn_add(sv[0], c->cl, op, true);
+	if (!oc) {
 		client_put(c->cl);
 		close(sv[0]);
 		close(sv[1]);
 		afalg_sock_put(op);
 		return reply(c, UALG_MSG_ACCEPT, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
 	}
+	oc->who = c->who;
+	oc->admin = c->admin;
+	oc->key_admin = c->key_admin;
 	r = reply(c, UALG_MSG_ACCEPT, 0, 0, NULL, 0, sv[1]);
 	close(sv[1]);
 	return r ? -1 : 0;
@@ -704,7 +719,7 @@ static int on_rfc_io(struct conn *c, uint16_t type, const uint8_t *body, size_t 
 }
 
 /* Dispatches one frame; returns 0, 1 (parked) or -1 (drop connection). */
-static int dispatch(struct conn *c, const uint8_t *frame, size_t len, struct request *req)
+static int dispatch_frame(struct conn *c, const uint8_t *frame, size_t len, struct request *req)
 {
 	struct ualg_hdr h;
 
@@ -758,7 +773,7 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len, struct req
 	case UALG_MSG_RING_SETKEY:
 	case UALG_MSG_RING_SETAUTHSIZE:
 	case UALG_MSG_RING_SETKEY_NAMED:
-	case UALG_MSG_RING_CLOSE: return ring_request(&c->ring, c->fd, h.type, body, blen);
+	case UALG_MSG_RING_CLOSE: return ring_request(&c->ring, c->fd, &c->who, h.type, body, blen);
 	case UALG_MSG_RFC_MODE:
 	case UALG_MSG_RFC_LISTEN: return on_rfc_mode(c, h.type, blen);
 	case UALG_MSG_RFC_WRITE:
@@ -767,6 +782,15 @@ static int dispatch(struct conn *c, const uint8_t *frame, size_t len, struct req
 		return on_rfc_io(c, h.type, body, blen);
 	default: return -1;
 	}
+}
+
+/* Instances a request builds are its client's (crypto.h's builder). */
+static int dispatch(struct conn *c, const uint8_t *frame, size_t len, struct request *req)
+{
+	ualg_set_builder(c->admin || c->who.uid == owner_uid ? UALG_BUILDER_NONE : c->who.uid);
+	int r = dispatch_frame(c, frame, len, req);
+	ualg_set_builder(UALG_BUILDER_NONE);
+	return r;
 }
 
 /* Runs the parked request again with its saved progress. */
@@ -833,10 +857,50 @@ static void reap_closed_children(const struct conn *c)
 	}
 }
 
+/* Descriptors a client attached to a request (none is ever expected) are
+ * closed on a thread of their own: the last close of a socket lingering
+ * over unsent data, of a FUSE file or of a tty may sleep, and the event
+ * loop must not.  Should that thread be stuck, later ones stay open. */
+static int closer_pipe[2] = { -1, -1 };
+
+static void *closer_main(void *arg)
+{
+	int fd;
+
+	(void)arg;
+	for (;;) {
+		ssize_t n = read(closer_pipe[0], &fd, sizeof(fd));
+		if (n == (ssize_t)sizeof(fd))
+			close(fd);
+		else if (n >= 0 || errno != EINTR)
+			return NULL;
+	}
+}
+
+static int closer_start(void)
+{
+	pthread_t t;
+
+	if (pipe2(closer_pipe, O_CLOEXEC) || fcntl(closer_pipe[1], F_SETFL, O_NONBLOCK) ||
+	    pthread_create(&t, NULL, closer_main, NULL))
+		return -1;
+	pthread_detach(t);
+	return 0;
+}
+
+static void dispose_fd(int fd)
+{
+	if (write(closer_pipe[1], &fd, sizeof(fd)) != (ssize_t)sizeof(fd))
+		logmsg(0, "a client's descriptor left open: its closer is busy");
+}
+
 static void on_readable(struct conn *c)
 {
 	struct iovec body = { rxbuf + sizeof(struct ualg_hdr), sizeof(rxbuf) - sizeof(struct ualg_hdr) };
-	ssize_t n = ualg_frame_recv(c->fd, (struct ualg_hdr *)rxbuf, &body, 1, NULL, 1);
+	ssize_t n = ualg_frame_recv_nofd(c->fd, (struct ualg_hdr *)rxbuf, &body, 1, dispose_fd);
+	/* What the buffer may hold a key in: the whole of it when the frame
+	 * was refused (its length is not known then), nothing at EOF. */
+	size_t used = n > 0 ? (size_t)n : n < 0 ? sizeof(rxbuf) : 0;
 
 	if (n == -EAGAIN)
 		return;
@@ -844,7 +908,7 @@ static void on_readable(struct conn *c)
 		if (n < 0)
 			logmsg(1, "connection %d: bad frame (%s), closing", c->fd, strerror((int)-n));
 		conn_close(c);
-		return;
+		goto out;
 	}
 	const uint16_t type = ((struct ualg_hdr *)rxbuf)->type;
 	reap_closed_children(c);
@@ -855,53 +919,42 @@ static void on_readable(struct conn *c)
 		/* Tell the client why before the connection ends. */
 		reply(c, type, 0, -EPROTO, NULL, 0, -1);
 		conn_close(c);
-		return;
+		goto out;
 	}
 	if (r == 1) {
 		if (c->parked) {
 			/* One waiter per socket: a second gets EAGAIN. */
-			if (reply(c, type, 0, -EAGAIN, NULL, 0, -1)) {
+			if (reply(c, type, 0, -EAGAIN, NULL, 0, -1))
 				conn_close(c);
-				return;
-			}
 		} else if (park(c, (size_t)n, &req)) {
 			conn_close(c);
-			return;
 		}
 	} else if (c->parked && type != UALG_MSG_CANCEL) {
 		retry_parked(c);
 	}
-	ualg_wipe(rxbuf, (size_t)n);
+out:
+	ualg_wipe(rxbuf, used);
 }
 
 /* Root, or a member of the configured admin group (SO_PEERGROUPS gives
  * the peer's supplementary groups as they were at connect()). */
-static bool peer_is_admin(int fd)
+static bool peer_is_admin(const struct key_caller *who)
 {
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
 	const struct algd_config *cfg = config_get();
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
-		return false;
-	if (cred.uid == 0)
+	if (who->uid == 0)
 		return true;
 	if (!cfg->has_admin_gid)
 		return false;
-	if (cred.gid == cfg->admin_gid)
+	if (who->gid == cfg->admin_gid)
 		return true;
-	gid_t groups[256];
-	len = sizeof(groups);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len))
-		return false;
-	for (size_t i = 0; i < len / sizeof(gid_t); i++)
-		if (groups[i] == cfg->admin_gid)
+	for (size_t i = 0; i < who->ngroups; i++)
+		if (who->groups[i] == cfg->admin_gid)
 			return true;
 	return false;
 }
 
 static const struct policy *policy;
-static uid_t self_uid;	/* after the privilege drop */
 static int spare_fd = -1;	/* given up to refuse a client when out of fds */
 
 /* Answers the client's HELLO in advance with why it is refused, and hangs
@@ -927,19 +980,18 @@ static void refuse_one_pending(int lfd)
 
 static void on_connection(int fd)
 {
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
+	struct key_caller who;
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || len != sizeof(cred)) {
+	if (keystore_caller(fd, &who)) {
 		close(fd);
 		return;
 	}
-	if (!policy_allows(policy, cred.uid, cred.gid, self_uid)) {
-		logmsg(1, "refused uid %u gid %u (pid %d)", cred.uid, cred.gid, cred.pid);
+	if (!policy_allows(policy, who.uid, who.gid, self_uid)) {
+		logmsg(1, "refused uid %u gid %u", who.uid, who.gid);
 		refuse(fd, EACCES);
 		return;
 	}
-	struct client *cl = client_get(cred.uid);
+	struct client *cl = client_get(who.uid);
 	if (!cl) {
 		refuse(fd, ENOMEM);
 		return;
@@ -957,10 +1009,11 @@ static void on_connection(int fd)
 		refuse(fd, ENOMEM);
 		return;
 	}
-	c->admin = peer_is_admin(fd);
-	/* Keys: crypto_user's administrators, and algd's own user (who runs
-	 * a private algd administers its keys). */
-	c->key_admin = c->admin || cred.uid == self_uid;
+	c->who = who;
+	c->admin = peer_is_admin(&who);
+	/* Keys: crypto_user's administrators, and the user whose private
+	 * algd this is (never whoever shares the uid algd dropped to). */
+	c->key_admin = c->admin || who.uid == owner_uid;
 }
 
 static void on_listener(int lfd)
@@ -985,7 +1038,8 @@ static int confine(const struct server_opts *opts)
 	if (opts->drop && sandbox_drop_privileges(opts->uid, opts->gid))
 		return -1;
 	self_uid = geteuid();
-	keystore_set_self(self_uid);
+	owner_uid = opts->drop || self_uid == 0 ? (uid_t)-1 : self_uid;
+	keystore_set_self(owner_uid);
 	if (opts->no_seccomp) {
 		algd_log(LOG_WARNING, "running without the seccomp filter");
 		return 0;
@@ -1017,6 +1071,7 @@ int server_run(const struct server_opts *opts)
 	policy = &opts->policy;
 	if (opts->max_sockets)
 		max_sockets = opts->max_sockets;
+	ualg_instances_cap(SERVER_INSTANCES_PER_UID);
 	sandbox_limits();
 	char lpath[128];
 	int lfd = listener_open(opts, lpath, sizeof(lpath));
@@ -1028,6 +1083,8 @@ int server_run(const struct server_opts *opts)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
+	if (closer_start())
+		return 1;
 	signal(SIGPIPE, SIG_IGN);
 	int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	epfd = epoll_create1(EPOLL_CLOEXEC);

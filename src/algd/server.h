@@ -20,6 +20,9 @@ struct server_opts {
 };
 
 #define SERVER_MAX_SOCKETS_DEFAULT 4096
+/* Template instances one client uid keeps built (crypto.h's builder cap);
+ * root, the admin group and a private algd's own user are not capped. */
+#define SERVER_INSTANCES_PER_UID 128
 
 /* Runs until SIGTERM/SIGINT; returns the exit status. */
 int server_run(const struct server_opts *opts);

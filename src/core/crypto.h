@@ -216,6 +216,7 @@ struct ualg_alg {
 		uint64_t errors;	/* requests that failed */
 	} stats;
 	unsigned refcnt;		/* transforms and instances using it */
+	uint32_t builder;		/* instances: whose lookup built it (ualg_set_builder) */
 	struct ualg_alg *spawns[2];	/* what a template instance is built on */
 	void (*destroy)(struct ualg_alg *alg);	/* frees an instance */
 	struct ualg_alg *next;
@@ -266,6 +267,18 @@ void ualg_alg_set_priority(struct ualg_alg *alg, int priority);
 /* Finds or builds name (generic or driver) of any type, as
  * crypto_alg_mod_lookup; returns 0 or -errno, holding no reference. */
 int ualg_alg_instantiate(const char *name);
+/* Instances one builder (algd: a client uid) keeps: lookups made after
+ * ualg_set_builder(id) charge what they build to id.  When id would build
+ * past the cap (ualg_instances_cap; 0: none) its unused instances go
+ * first, oldest first, as the kernel frees an unused module on
+ * crypto_mod_put(); if all are in use the lookup fails with ENOMEM.
+ * UALG_BUILDER_NONE (the default) is never capped. */
+#define UALG_BUILDER_NONE UINT32_MAX
+void ualg_instances_cap(unsigned cap);
+void ualg_set_builder(uint32_t id);
+/* Unregisters every unused instance id built (its last user went);
+ * returns how many went. */
+unsigned ualg_instances_reclaim(uint32_t id);
 /* Removes an unused instance: -EINVAL for a driver's own algorithm,
  * -EBUSY while transforms or other instances use it. */
 int ualg_alg_unregister(struct ualg_alg *alg);

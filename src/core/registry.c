@@ -23,6 +23,8 @@ static unsigned spawn_depth;
  * in the lookup and in the spawns of what it builds. */
 static bool want_export;
 static const struct ualg_alg *fips_failed;
+static uint32_t builder = UALG_BUILDER_NONE;
+static unsigned builder_cap;
 static void (*fips_fatal_hook)(const struct ualg_alg *failed);
 
 const struct ualg_alg *ualg_fips_failure(void)
@@ -200,6 +202,58 @@ int ualg_register(struct ualg_alg *alg)
 	return 0;
 }
 
+static void retire(struct ualg_alg *inst);
+
+void ualg_instances_cap(unsigned cap)
+{
+	builder_cap = cap;
+}
+
+void ualg_set_builder(uint32_t id)
+{
+	builder = id;
+}
+
+static unsigned built_by(uint32_t id)
+{
+	unsigned n = 0;
+
+	for (const struct ualg_alg *a = alg_list; a; a = a->next)
+		n += ualg_alg_is_instance(a) && a->builder == id;
+	return n;
+}
+
+/* The oldest unused instance id built, unregistered; false if none. */
+static bool retire_one(uint32_t id)
+{
+	for (struct ualg_alg *a = alg_list; a; a = a->next)
+		if (ualg_alg_is_instance(a) && a->builder == id && !a->refcnt) {
+			retire(a);
+			return true;
+		}
+	return false;
+}
+
+unsigned ualg_instances_reclaim(uint32_t id)
+{
+	unsigned n = 0;
+
+	while (id != UALG_BUILDER_NONE && retire_one(id))
+		n++;
+	return n;
+}
+
+/* Room for one more instance of the current builder. */
+static bool builder_room(void)
+{
+	if (builder == UALG_BUILDER_NONE || !builder_cap)
+		return true;
+	while (built_by(builder) >= builder_cap)
+		if (!retire_one(builder))
+			return false;
+	return true;
+}
+
 static struct ualg_alg *instantiate(int type, const char *name, int *err)
 {
 	char tname[UALG_MAX_ALG_NAME];
@@ -218,6 +272,10 @@ static struct ualg_alg *instantiate(int type, const char *name, int *err)
 	}
 	for (unsigned i = 0; i < nargs; i++)
 		argv[i] = args[i];
+	if (!builder_room()) {
+		*err = ENOMEM;
+		return NULL;
+	}
 	spawn_depth++;
 	struct ualg_alg *inst = tmpl->create(argv, nargs, err);
 	spawn_depth--;
@@ -228,6 +286,7 @@ static struct ualg_alg *instantiate(int type, const char *name, int *err)
 			*err = ENOENT;
 		return NULL;
 	}
+	inst->builder = builder;
 	if (ualg_register(inst)) {
 		/* The same instance reached by another spelling (driver names
 		 * of the spawns): use the registered one. */

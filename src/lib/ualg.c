@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -43,19 +44,13 @@ static int transact(struct ualg_ring *ring, uint16_t type, const struct iovec *p
 
 static int connect_to(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char why[256];
+	int fd = ualg_connect(path, why, sizeof(why));
 
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd == -EPERM && secure_getenv("UALG_DEBUG"))
+		fprintf(stderr, "libualg: refusing algd at %s: %s\n", path, why);
 	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		int err = -errno;
-		close(fd);
-		return err;
-	}
+		return fd;
 	int r = ualg_hello(fd);
 	if (r) {
 		close(fd);

@@ -57,7 +57,8 @@ struct ualg_tfm_info {
 
 /* Connects to the algd at $UALG_SOCKET (or the default path) and sets up
  * rings of entries requests (a power of two) with bufsize bytes of
- * registered buffers. */
+ * registered buffers.  -EPERM when the socket is not one this user can
+ * trust (a directory others may write, a daemon of another user). */
 int ualg_ring_init(struct ualg_ring *ring, unsigned entries, size_t bufsize);
 /* The same for the algd listening at socket_path. */
 int ualg_ring_init_at(struct ualg_ring *ring, unsigned entries, size_t bufsize,

@@ -12,6 +12,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 static ssize_t sys_sendmsg(int fd, const struct msghdr *m, int flags)
@@ -67,34 +71,42 @@ int ualg_frame_send(int sock, uint16_t type, uint16_t flags, int32_t result,
 }
 
 /* Takes the passed descriptor out of the control data; any extra ones a
- * hostile peer attached are closed, never leaked. */
-static int take_fds(struct msghdr *msg, int *fd)
+ * hostile peer attached are handed to dispose (closed when NULL), never
+ * leaked.  Returns how many descriptors came. */
+static size_t take_fds(struct msghdr *msg, int *fd, void (*dispose)(int))
 {
 	int got = -1;
+	size_t count = 0;
 
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
 		size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < n; i++, count++) {
 			int f;
 			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
 			if (got < 0 && fd)
 				got = f;
+			else if (dispose)
+				dispose(f);
 			else
 				syscall(SYS_close, f);
 		}
 	}
 	if (fd)
 		*fd = got;
-	return 0;
+	return count;
 }
 
-ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
-			int *fd, int cloexec)
+/* The kernel's SCM_MAX_FD: room for every descriptor one message can
+ * carry, so that none is dropped (and released) inside recvmsg(). */
+#define SCM_FDS_MAX 253
+
+static ssize_t frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
+			  int *fd, int cloexec, void (*dispose)(int))
 {
 	union {
-		char buf[CMSG_SPACE(4 * sizeof(int))];
+		char buf[CMSG_SPACE(SCM_FDS_MAX * sizeof(int))];
 		struct cmsghdr align;
 	} ctl;
 	struct iovec iov[UALG_FRAME_PARTS + 1];
@@ -112,12 +124,12 @@ ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body
 	n = sys_recvmsg(sock, &msg, MSG_CMSG_CLOEXEC * !!cloexec);
 	if (n < 0)
 		return -errno;
-	take_fds(&msg, fd);
+	const size_t nfds = take_fds(&msg, fd, dispose);
 	if (n == 0)
 		return 0;
 	if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || (size_t)n < sizeof(*hdr) ||
 	    hdr->len != (size_t)n || hdr->type == 0 || hdr->type >= UALG_MSG_TYPE_MAX ||
-	    (hdr->flags & ~UALG_HDR_FLAGS_ALL) || hdr->reserved) {
+	    (hdr->flags & ~UALG_HDR_FLAGS_ALL) || hdr->reserved || (dispose && nfds)) {
 		if (fd && *fd >= 0) {
 			syscall(SYS_close, *fd);
 			*fd = -1;
@@ -125,6 +137,18 @@ ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body
 		return -EPROTO;
 	}
 	return n;
+}
+
+ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
+			int *fd, int cloexec)
+{
+	return frame_recv(sock, hdr, body, nbody, fd, cloexec, NULL);
+}
+
+ssize_t ualg_frame_recv_nofd(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
+			     void (*dispose)(int fd))
+{
+	return frame_recv(sock, hdr, body, nbody, NULL, 1, dispose);
 }
 
 int ualg_hello(int sock)
@@ -233,4 +257,94 @@ int ualg_memfd_map(int fd, size_t size, void **map)
 		return -errno;
 	*map = m;
 	return 0;
+}
+
+/* ---- connecting to algd: only to one the user can trust --------------- */
+
+static int refuse(char *why, size_t whylen, int err, const char *fmt, ...)
+{
+	if (why && whylen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+/* Walks the resolved path from / down.  An entry is trusted when its
+ * directory is writable only by its owner (who, or root, made it: their
+ * choice), or when the directory is shared but sticky (/tmp) and the entry
+ * belongs to root or this user.  A directory writable by others without
+ * the sticky bit ends the walk.  The socket's owner is returned: its
+ * directory vouches for it as algd's user. */
+static int trusted_path(const char *path, uid_t me, uid_t *sock_owner, char *why, size_t whylen)
+{
+	char prefix[PATH_MAX];
+	struct stat st;
+	bool shared = false;	/* the directory above is sticky and others may write it */
+
+	if (lstat("/", &st) || st.st_uid != 0 || (st.st_mode & 022))
+		return refuse(why, whylen, -EPERM, "/ is not root's alone");
+	for (const char *p = path + 1;; ) {
+		const char *slash = strchr(p, '/');
+		const size_t n = slash ? (size_t)(slash - path) : strlen(path);
+		memcpy(prefix, path, n);
+		prefix[n] = '\0';
+		if (lstat(prefix, &st))
+			return -errno;
+		if (shared && st.st_uid != 0 && st.st_uid != me)
+			return refuse(why, whylen, -EPERM,
+				      "%s belongs to uid %u (not root or you) in a shared directory",
+				      prefix, (unsigned)st.st_uid);
+		if (!slash) {
+			if (!S_ISSOCK(st.st_mode))
+				return -ECONNREFUSED;	/* what connect() says */
+			*sock_owner = st.st_uid;
+			return 0;
+		}
+		if (!S_ISDIR(st.st_mode))
+			return -ENOTDIR;
+		if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
+			return refuse(why, whylen, -EPERM, "%s is writable by others than its owner",
+				      prefix);
+		shared = (st.st_mode & 022) != 0;
+		p = slash + 1;
+	}
+}
+
+int ualg_connect(const char *path, char *why, size_t whylen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char real[PATH_MAX];
+	const uid_t me = geteuid();
+	uid_t owner = me;
+	int err;
+
+	if (why && whylen)
+		*why = '\0';
+	if (!realpath(path, real))
+		return -errno;
+	if ((err = trusted_path(real, me, &owner, why, whylen)))
+		return err;
+	if (strlen(real) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, real);
+	int fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	if (syscall(SYS_connect, fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
+		err = -errno;
+		syscall(SYS_close, fd);
+		return err;
+	}
+	if (cred.uid != 0 && cred.uid != me && cred.uid != owner) {
+		syscall(SYS_close, fd);
+		return refuse(why, whylen, -EPERM, "the daemon at %s runs as uid %u, not root, "
+			      "you or the socket's owner", real, (unsigned)cred.uid);
+	}
+	return fd;
 }

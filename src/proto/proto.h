@@ -321,12 +321,13 @@ struct ualg_alg_rec {
 /* Named keys (src/algd/keystore.c).  An administrator stores a key in
  * algd under a name; clients key transforms with it by name
  * (UALG_SET_KEY_BY_NAME, UALG_MSG_RING_SETKEY_NAMED) and can never read it.
- * ADD and DEL need root, algd's own uid or algd's admin group (SO_PEERCRED,
- * decided when the connection was made), else -EPERM; LIST is open to every
+ * ADD and DEL need root, algd's admin group or the user whose private algd
+ * this is (SO_PEERCRED of the client that opened the connection tree,
+ * decided when it connected), else -EPERM; LIST is open to every
  * client and never carries key bytes.  Names are 1..UALG_KEY_NAME_MAX bytes
  * of [A-Za-z0-9._-] (first a letter or digit), sent without a NUL; an allow
  * list is --allow's syntax with numeric ids only ("uid:1000,gid:27"; algctl
- * resolves user and group names), empty for "root and algd's uid only".
+ * resolves user and group names), empty for "root only" (and a private algd's own user).
  * Errors: -EINVAL for a name, list or length that does not parse, -EEXIST
  * (ADD of a name in use), -ENOKEY (no such key), -ENOSPC (store full),
  * -ENOMEM (secure heap full). */
@@ -422,6 +423,13 @@ int ualg_frame_send(int sock, uint16_t type, uint16_t flags, int32_t result,
 ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
 			int *fd, int cloexec);
 
+/* As ualg_frame_recv() for a peer that never passes descriptors (algd
+ * reading requests): a frame carrying any is -EPROTO, and every descriptor
+ * that came is handed to dispose (which must not block on its close: the
+ * last close of a socket with SO_LINGER, a FUSE file or a tty may sleep). */
+ssize_t ualg_frame_recv_nofd(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
+			     void (*dispose)(int fd));
+
 /* The client's greeting on a new connection to algd: sends HELLO and
  * checks the reply.  Returns 0, or -EPROTO when algd does not answer with
  * this protocol version, algd's -errno when it refuses the client (EACCES
@@ -434,6 +442,15 @@ int ualg_hello(int sock);
  * none).  Returns the reply's result, or -EPROTO / -errno of the exchange. */
 int ualg_admin_call(int sock, uint16_t type, const struct ualg_alg_req *q,
 		    void *out, size_t outsize, size_t *outlen);
+
+/* Connects to the algd at path (no HELLO yet), but only to one this user
+ * can trust, in the shim, libualg and every tool alike: every directory on
+ * the resolved path must be writable by its owner alone, or shared and
+ * sticky (/tmp) with the next entry owned by root or this user; and the
+ * daemon's SO_PEERCRED uid root, this user or the
+ * socket's owner.  Returns a blocking SOCK_CLOEXEC fd, -EPERM with the
+ * reason in why (whylen bytes; may be NULL) when it refuses, or -errno. */
+int ualg_connect(const char *path, char *why, size_t whylen);
 
 /* The default algd socket path for this user, into buf. */
 int ualg_default_socket_path(char *buf, size_t size);

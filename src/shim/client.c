@@ -22,18 +22,21 @@ static void debug(const char *fmt, const char *arg, int err)
 
 int client_connect(int type_flags)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *path = shim_socket_path();
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	int fd = real.socket(AF_UNIX, SOCK_SEQPACKET | (type_flags & SOCK_CLOEXEC), 0);
-	if (fd < 0)
-		return -errno;
-	if (syscall(SYS_connect, fd, (struct sockaddr *)&sa, sizeof(sa))) {
+	char why[256];
+	int fd = ualg_connect(path, why, sizeof(why));
+	if (fd == -EPERM) {
+		/* Not an algd this user can trust: said always, as refused. */
+		fprintf(stderr, "ualg: refusing algd at %s: %s\n", path, why);
+		return -EACCES;
+	}
+	if (fd < 0) {
 		/* No daemon: to the program this is a kernel without AF_ALG. */
-		debug("cannot reach algd at ", path, errno);
-		real.close(fd);
+		debug("cannot reach algd at ", path, -fd);
 		return -EAFNOSUPPORT;
 	}
+	if (!(type_flags & SOCK_CLOEXEC))
+		real.fcntl(fd, F_SETFD, 0);
 	int r = ualg_hello(fd);
 	if (r && r != -EACCES && r != -EMFILE)
 		r = -EAFNOSUPPORT;	/* not an algd we can talk to */
@@ -198,6 +201,8 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	pthread_mutex_unlock(&a->lock);
 	if (n == 0)
 		return -ECONNRESET;	/* algd went away */
+	if (n == -EPIPE || n == -ECONNRESET || n == -ENOTCONN)
+		return -ECONNRESET;	/* algd died with our request unread */
 	if (n < 0)
 		return n == -EFAULT ? -EFAULT : -EPROTO;
 	if (!reply_ok(x, &h, n, cap)) {

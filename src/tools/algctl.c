@@ -49,7 +49,7 @@ static void usage(FILE *f)
 	      "  save               write the settings to algd's configuration file\n"
 	      "  key add NAME --from-file FILE [--allow uid:1000,gid:ualg]\n"
 	      "                     store FILE's bytes in algd as NAME; clients on the allow\n"
-	      "                     list (default: root and algd's user) key transforms by\n"
+	      "                     list (default: root only) key transforms by\n"
 	      "                     name and can never read it\n"
 	      "  key del NAME       forget a key (keyed transforms keep their copy)\n"
 	      "  key list           names, lengths, allow lists and uses (never key bytes)\n"
@@ -60,22 +60,20 @@ static void usage(FILE *f)
 
 static int connect_algd(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char buf[sizeof(sa.sun_path)];
+	char buf[PATH_MAX], why[256];
 
 	if (!path) {
 		if (ualg_default_socket_path(buf, sizeof(buf)))
 			return -1;
 		path = buf;
 	}
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "algctl: socket path too long\n");
-		return -1;
-	}
-	strcpy(sa.sun_path, path);
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) || ualg_hello(fd)) {
-		fprintf(stderr, "algctl: cannot reach algd at %s: %s\n", path, strerror(errno));
+	int fd = ualg_connect(path, why, sizeof(why));
+	int r = fd < 0 ? fd : ualg_hello(fd);
+	if (r) {
+		if (r == -EPERM && fd < 0)
+			fprintf(stderr, "algctl: refusing algd at %s: %s\n", path, why);
+		else
+			fprintf(stderr, "algctl: cannot reach algd at %s: %s\n", path, strerror(-r));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -496,7 +494,7 @@ static int key_list(int fd)
 			} else {
 				printf("%-32s %6u %10llu  %s\n", r->name, r->key_len,
 				       (unsigned long long)r->uses,
-				       r->allow[0] ? r->allow : "(root and algd's user)");
+				       r->allow[0] ? r->allow : "(root only)");
 			}
 		}
 		if (n < 0)

@@ -588,16 +588,12 @@ static double parallel_ops(const struct alg_spec *a, size_t len, int n, double s
 
 static pid_t algd_pid(void)
 {
-	char path[256];
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char path[PATH_MAX];
 	struct ucred cred = { 0 };
 	socklen_t len = sizeof(cred);
+	int fd = ualg_default_socket_path(path, sizeof(path)) ? -1 : ualg_connect(path, NULL, 0);
 
-	if (ualg_default_socket_path(path, sizeof(path)) == 0 && strlen(path) < sizeof(sa.sun_path))
-		memcpy(sa.sun_path, path, strlen(path) + 1);
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
 		cred.pid = 0;
 	if (fd >= 0)
 		close(fd);

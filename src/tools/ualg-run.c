@@ -36,20 +36,17 @@ static void usage(FILE *f)
 	      "              measure the filter's own cost)\n", f);
 }
 
-/* Does an algd answer at path? */
+/* Does an algd this user can trust answer at path? */
 static bool algd_alive(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	bool ok = false;
+	char why[256];
+	int fd = ualg_connect(path, why, sizeof(why));
 
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return false;
-	strcpy(sa.sun_path, path);
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd == -EPERM)
+		fprintf(stderr, "ualg-run: refusing algd at %s: %s\n", path, why);
 	if (fd < 0)
 		return false;
-	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
-		ok = ualg_hello(fd) == 0;
+	bool ok = ualg_hello(fd) == 0;
 	close(fd);
 	return ok;
 }

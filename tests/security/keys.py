@@ -4,6 +4,7 @@
 Vectors: RFC 3602 case 1 (cbc(aes)) and RFC 4231 case 2 (hmac(sha256)).
 Prints TAP lines and 'N passed, N failed'."""
 import ctypes, errno, os, socket, subprocess, sys, tempfile
+from common import check, skip, finish, scan
 
 ALGD, ALGCTL, LIBUALG = sys.argv[1], sys.argv[2], sys.argv[3]
 TMP = tempfile.mkdtemp(prefix="ualg-keys.")
@@ -16,17 +17,6 @@ IV = bytes.fromhex("3dafba429d9eb430b422da802c9fac41")
 P, C = b"Single block msg", bytes.fromhex("e353779c1079aeb82708942dbe77181a")
 HK, HM = b"Jefe", b"what do ya want for nothing?"
 HD = bytes.fromhex("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
-results = []
-
-
-def check(name, ok, why=""):
-    results.append(bool(ok))
-    print(("ok - " if ok else "not ok - ") + name + (f" ({why})" if why and not ok else ""), flush=True)
-
-
-def skip(name):
-    """A check this run cannot make: said, and counted neither way."""
-    print(f"# skipped: {name}", flush=True)
 
 
 def algctl(*args, user=None):
@@ -43,22 +33,6 @@ def by_name(s, name):
         return e.errno
 
 
-def scan(pid, needle):
-    """Copies of needle in pid's readable memory (faults.py's scan)."""
-    with open(f"/proc/{pid}/maps") as f:
-        maps = [l.split() for l in f]
-    hits = 0
-    with open(f"/proc/{pid}/mem", "rb", 0) as mem:
-        for m in maps:
-            a, b = (int(v, 16) for v in m[0].split("-"))
-            if "r" not in m[1] or b - a > 1 << 30:
-                continue
-            try:
-                mem.seek(a)
-                hits += mem.read(b - a).count(needle)
-            except OSError:
-                pass
-    return hits
 
 
 def tfm(typ, name):
@@ -203,5 +177,4 @@ finally:
     proc.terminate()
     proc.wait()
     subprocess.run(["rm", "-rf", TMP])
-print(f"{results.count(True)} passed, {results.count(False)} failed")
-sys.exit(0 if all(results) else 1)
+finish()
