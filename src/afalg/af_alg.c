@@ -110,6 +110,7 @@ int afalg_bind(struct alg_sock *sk, const char *type_name, uint32_t feat, uint32
 	ualg_tfm_free(sk->tfm);
 	sk->tfm = tfm;
 	sk->type = type;
+	sk->key_gen++;
 	return sk->mode ? sk->mode->bound(sk) : 0;
 }
 
@@ -155,9 +156,13 @@ int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct a
 			return -(int)v->keyref_err;
 		if (!ualg_tfm_has_setkey(sk->tfm))
 			return -ENOSYS;
+		sk->key_gen++;
 		return ualg_tfm_setkey(sk->tfm, v->data, v->len);
 	case UALG_SET_KEY_BY_NAME:
-		return (err = afalg_opt_copy_in(sk, v)) ? err : setkey_by_name(sk, v);
+		if ((err = afalg_opt_copy_in(sk, v)))
+			return err;
+		sk->key_gen++;
+		return setkey_by_name(sk, v);
 	case ALG_SET_AEAD_AUTHSIZE:
 		/* The size is optlen itself; the value is not read. */
 		if (sk->connected || sk->type != &afalg_type_aead)

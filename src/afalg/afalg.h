@@ -139,6 +139,7 @@ struct alg_sock {
 	bool connected;			/* an op socket */
 	bool nokey;			/* accepted before a key was set */
 	uint32_t sndbuf;		/* sk_sndbuf as SO_SNDBUF set it; 0: the default */
+	uint32_t key_gen;		/* transform sockets: bumped by each bind and key */
 	void *ctx;			/* op sockets: type->ctxsize bytes */
 	/* Op sockets: a transform of their own instead of the parent's (a
 	 * hash moved in with a state of another driver, afalg_import_tfm). */

@@ -44,6 +44,7 @@ static bool kept_here(const struct ualg_alg *alg)
 int engine_ctl_info(const struct alg_sock *op, struct ualg_engine_info *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->key_gen = op->connected ? op->parent->key_gen : op->key_gen;
 	if (!op->connected || op->nokey || afalg_is_rfc(op) || ualg_fips_enabled())
 		return 0;
 	const struct ualg_tfm *tfm = afalg_tfm(op);
@@ -61,7 +62,7 @@ int engine_ctl_info(const struct alg_sock *op, struct ualg_engine_info *out)
 			return 0;
 		driver = exp->driver;
 	}
-	out->flags = UALG_ENGINE_INPROC;
+	out->flags = UALG_ENGINE_INPROC | (ualg_tfm_has_setkey(tfm) ? UALG_ENGINE_TAKES_KEY : 0);
 	out->authsize = t == UALG_ALG_AEAD ? tfm->authsize : 0;
 	snprintf((char *)out->type, sizeof(out->type), "%s", op->type->name);
 	snprintf(out->driver, sizeof(out->driver), "%s", driver);

@@ -213,12 +213,19 @@ struct ualg_sndbuf {
  * settings keep a socket here).  Never a key: the shim serves only
  * transforms whose key it was handed by value. */
 #define UALG_ENGINE_INPROC 0x1u
+#define UALG_ENGINE_TAKES_KEY 0x2u	/* the algorithm has a key (set or not) */
 struct ualg_engine_info {
 	uint32_t flags;		/* UALG_ENGINE_* */
 	uint32_t authsize;	/* aead: the transform's tag length */
 	uint8_t type[14];	/* salg_type, NUL-terminated within */
 	uint16_t reserved;
 	char driver[128];	/* what to bind in the process, NUL-terminated within */
+	/* The transform socket's binds and keys so far: the shim serves an
+	 * op socket only with the key it set itself, not one another process
+	 * sharing the transform set since.  ENGINE on a transform socket
+	 * answers this alone. */
+	uint32_t key_gen;
+	uint32_t reserved2;
 };
 
 /* ADOPT: the op socket's state as the process had it, when an in-process

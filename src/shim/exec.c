@@ -64,16 +64,24 @@ static char **gather(const char *arg0, va_list ap, char *const **envp)
 	return argv;
 }
 
+/* execl and execlp: the list as an array, then execv or execvp. */
+static int exec_list(int (*exec)(const char *, char *const[]), const char *file, const char *arg,
+		     va_list ap)
+{
+	char **argv = gather(arg, ap, NULL);
+	if (!argv)
+		return -1;
+	int r = exec(file, argv);
+	free(argv);
+	return r;
+}
+
 EXPORT int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
 	va_start(ap, arg);
-	char **argv = gather(arg, ap, NULL);
+	int r = exec_list(execv, path, arg, ap);
 	va_end(ap);
-	if (!argv)
-		return -1;
-	int r = execv(path, argv);
-	free(argv);
 	return r;
 }
 
@@ -81,12 +89,8 @@ EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
 	va_start(ap, arg);
-	char **argv = gather(arg, ap, NULL);
+	int r = exec_list(execvp, file, arg, ap);
 	va_end(ap);
-	if (!argv)
-		return -1;
-	int r = execvp(file, argv);
-	free(argv);
 	return r;
 }
 

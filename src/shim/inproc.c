@@ -44,6 +44,7 @@ struct inproc_tfm {
 	enum { KEY_NONE, KEY_VALUE, KEY_REF } keysrc;
 	uint8_t *key;
 	size_t keylen;
+	uint32_t key_gen;		/* algd's key_gen for the key we hold */
 	bool has_authsize;
 	unsigned authsize;
 	char type[14];
@@ -179,11 +180,21 @@ static bool served_type(const char *type)
 	return !strcmp(type, "hash") || !strcmp(type, "skcipher") || !strcmp(type, "aead");
 }
 
-void inproc_keyed(struct afd *a, const uint8_t *key, size_t len)
+/* ENGINE on a transform socket: algd's count of its binds and keys. */
+static uint32_t key_gen_of(int fd, struct afd *a)
+{
+	struct ualg_engine_info info;
+	struct iovec body = { &info, sizeof(info) };
+	struct xact x = { .type = UALG_MSG_ENGINE, .rbody = &body, .nrbody = 1 };
+	return client_xact(a, fd, &x) || x.rlen != sizeof(info) ? 0 : info.key_gen;
+}
+
+void inproc_keyed(int fd, struct afd *a, const uint8_t *key, size_t len)
 {
 	struct inproc_tfm *t = tfm_of(a);
 	if (!t)
 		return;
+	const uint32_t gen = key && wanted() && served_type(a->type) ? key_gen_of(fd, a) : 0;
 	uint8_t *copy = key && served_type(a->type) ? malloc(len ? len : 1) : NULL;
 	if (copy)
 		memcpy(copy, key, len);
@@ -193,6 +204,7 @@ void inproc_keyed(struct afd *a, const uint8_t *key, size_t len)
 	free(t->key);
 	t->key = copy;
 	t->keylen = copy ? len : 0;
+	t->key_gen = gen;
 	/* A key by reference (or one we could not keep) stays in algd. */
 	t->keysrc = copy ? KEY_VALUE : KEY_REF;
 	drop_twin(t);
@@ -279,6 +291,11 @@ void inproc_accepted(struct afd *parent, int newfd, struct afd *a)
 		struct xact x = { .type = UALG_MSG_ENGINE, .rbody = &body, .nrbody = 1 };
 		if (client_xact(a, newfd, &x) || x.rlen != sizeof(info) ||
 		    !(info.flags & UALG_ENGINE_INPROC) || !loaded())
+			return;
+		/* A key: only the one this process set, still in force (not
+		 * one another process sharing the transform set since). */
+		if ((info.flags & UALG_ENGINE_TAKES_KEY) &&
+		    (t->keysrc != KEY_VALUE || t->key_gen != info.key_gen))
 			return;
 		info.type[sizeof(info.type) - 1] = 0;
 		info.driver[sizeof(info.driver) - 1] = 0;

@@ -404,10 +404,10 @@ EXPORT int setsockopt(int fd, int level, int optname, const void *val, socklen_t
 	struct xact x = { .type = UALG_MSG_SETSOCKOPT, .parts = parts, .nparts = 2 };
 	int r = client_xact(a, fd, &x);
 	if (r >= 0 && level == SOL_ALG && optname == ALG_SET_KEY)
-		inproc_keyed(a, buf, o.vallen);
+		inproc_keyed(fd, a, buf, o.vallen);
 	else if (r >= 0 && level == SOL_ALG && (optname == ALG_SET_KEY_BY_KEY_SERIAL ||
 						optname == UALG_SET_KEY_BY_NAME))
-		inproc_keyed(a, NULL, 0);
+		inproc_keyed(fd, a, NULL, 0);
 	else if (r >= 0 && level == SOL_ALG && optname == ALG_SET_AEAD_AUTHSIZE)
 		inproc_authsize(a, len);
 	if (buf) {
