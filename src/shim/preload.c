@@ -1342,6 +1342,9 @@ EXPORT int ioctl(int fd, unsigned long cmd, ...)
 	va_start(ap, cmd);
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
+	int dr;
+	if (devcrypto_ioctl(fd, cmd, arg, &dr))
+		return dr;
 	struct afd *a = afd_get(fd);
 	if (!a || a->nl_peer >= 0 || ioctl_is_generic(cmd))
 		return next.ioctl(fd, cmd, arg);
@@ -1566,6 +1569,7 @@ EXPORT int close(int fd)
 	shim_resolve();
 	epoll_forget(fd);	/* an emulated fd, or an epoll set */
 	afd_untrack(fd);
+	devcrypto_close(fd);
 	return real.close(fd);
 }
 
@@ -1576,6 +1580,8 @@ EXPORT int dup(int fd)
 	struct afd *a = n >= 0 ? afd_get(fd) : NULL;
 	if (a)
 		afd_share(n, a);
+	if (n >= 0)
+		devcrypto_dup(fd, n);
 	return n;
 }
 
@@ -1584,6 +1590,7 @@ static int dup_onto(int fd, int n, int r)
 	if (r < 0 || fd == n)
 		return r;
 	epoll_forget(n);	/* the old n was closed */
+	devcrypto_dup(fd, n);
 	struct afd *a = afd_get(fd);
 	if (a)
 		afd_share(n, a);
@@ -1615,6 +1622,7 @@ static int do_fcntl(int fd, int cmd, va_list ap)
 		struct afd *a = afd_get(fd);
 		if (a)
 			afd_share(r, a);
+		devcrypto_dup(fd, r);
 	}
 	return r;
 }

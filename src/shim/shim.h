@@ -54,6 +54,11 @@ struct real_fns {
 	int (*getsockopt)(int, int, int, void *, socklen_t *);
 };
 extern struct real_fns real;
+
+/* /dev/crypto (devcrypto.c): ioctl returns false when fd is not ours. */
+bool devcrypto_ioctl(int fd, unsigned long cmd, void *arg, int *ret);
+void devcrypto_close(int fd);
+void devcrypto_dup(int oldfd, int newfd);
 void shim_resolve(void);
 
 /* A transaction: sends a request frame from parts, waits for its reply.
