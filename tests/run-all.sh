@@ -200,6 +200,18 @@ suite "compression sockets against zlib, lz4, lzop, zstd (tests/real/compress.py
 # user notification.
 suite "ualg-run --supervise: a static binary's raw system calls (tests/supervise/run.sh)" \
 	env BUILD="$B" bash tests/supervise/run.sh
+# /dev/crypto: cryptodev-linux's ioctls against NIST CAVP and RFC vectors,
+# through the shim, and the same program static (musl) through
+# --supervise.  A program that never opens /dev/crypto does not load the
+# session module.
+V=/usr/lib/python3/dist-packages/cryptography_vectors
+tap "/dev/crypto under ualg-run (tests/cryptodev)" cryptodev "$RUN" $TEST_WRAP "$B/tests/test-cryptodev" "$V"
+if [ -x "$B/tests/static-cryptodev" ]; then
+	tap "/dev/crypto from a static binary under ualg-run --supervise" cryptodev-static \
+		"$RUN" --supervise "$B/tests/static-cryptodev" "$V"
+fi
+n=$("$RUN" grep -c libualg-cryptodev /proc/self/maps)
+[ "$n" = 0 ]; result "a program that never opens /dev/crypto does not load libualg-cryptodev.so" $?
 # RFC mode (issue 9): the 2010 mail's interface under ualg-run --rfc.  The
 # mail's two samples (examples/rfc/), then tests/rfc/rfc.py (states, blobs,
 # ciphers, AEAD, blocking, the 10 MiB three-process handover).

@@ -293,6 +293,7 @@ bool devcrypto_ioctl(int fd, unsigned long cmd, void *arg, int *ret)
 	if (!f)
 		return false;
 	long r;
+	cmd = (uint32_t)cmd;	/* the kernel's unsigned int */
 	switch (cmd) {
 	case FIOCLEX: case FIONCLEX: case FIONBIO: case FIOASYNC: case FIOQSIZE:
 		ops->put(f);
