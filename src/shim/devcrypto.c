@@ -26,8 +26,6 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -242,44 +240,17 @@ EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 
 /* ---- the caller's memory --------------------------------------------- */
 
-/* A checked copy, as copy_from_user: a bad pointer is EFAULT, not a
- * crash.  Without process_vm_readv (a seccomp profile), a plain copy. */
-static int self_copy(uint64_t addr, void *buf, size_t len, bool to_caller)
-{
-	if (!len)
-		return 0;
-	static atomic_bool plain;
-	if (!atomic_load_explicit(&plain, memory_order_relaxed)) {
-		struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
-		long n = to_caller ? syscall(SYS_process_vm_writev, getpid(), &l, 1UL, &r, 1UL, 0UL)
-				   : syscall(SYS_process_vm_readv, getpid(), &l, 1UL, &r, 1UL, 0UL);
-		if (n == (long)len)
-			return 0;
-		if (n >= 0 || errno == EFAULT)
-			return -EFAULT;
-		if (errno != ENOSYS && errno != EPERM)
-			return -EFAULT;
-		atomic_store(&plain, true);
-	}
-	if (!addr)
-		return -EFAULT;
-	if (to_caller)
-		memcpy((void *)(uintptr_t)addr, buf, len);
-	else
-		memcpy(buf, (const void *)(uintptr_t)addr, len);
-	return 0;
-}
-
+/* cmsg.c's checked copies: a bad pointer is EFAULT, as copy_from_user. */
 static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	(void)ctx;
-	return self_copy(addr, buf, len, false);
+	return copy_in(buf, (const void *)(uintptr_t)addr, len);
 }
 
 static int mem_write(void *ctx, uint64_t addr, const void *buf, size_t len)
 {
 	(void)ctx;
-	return self_copy(addr, (void *)buf, len, true);
+	return copy_out((void *)(uintptr_t)addr, buf, len);
 }
 
 static const struct cdev_mem self_mem = { NULL, mem_read, mem_write };
