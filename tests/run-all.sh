@@ -210,6 +210,9 @@ if [ -x "$B/tests/static-cryptodev" ]; then
 	tap "/dev/crypto from a static binary under ualg-run --supervise" cryptodev-static \
 		"$RUN" --supervise "$B/tests/static-cryptodev" "$V"
 fi
+out=$(UALG_SOCKET= UALG_PRELOAD_MODE=off LD_PRELOAD="$B/src/shim/libualg-preload.so" "$B/tests/test-cryptodev" "$V" | head -n 1)
+[ "$out" = "not ok 1 - open(/dev/crypto): No such file or directory" ]
+result "the shim system-wide with mode off leaves /dev/crypto to the kernel (ENOENT)" $?
 n=$("$RUN" grep -c libualg-cryptodev /proc/self/maps)
 [ "$n" = 0 ]; result "a program that never opens /dev/crypto does not load libualg-cryptodev.so" $?
 # RFC mode (issue 9): the 2010 mail's interface under ualg-run --rfc.  The

@@ -5,7 +5,8 @@
  * reports POLLIN as the module's cryptodev_poll() does.  Its ioctls go to
  * the session layer in libualg-cryptodev.so, loaded beside this shim on
  * the first such open, so that programs that never open /dev/crypto never
- * load it (or OpenSSL through it).
+ * load it (or OpenSSL through it).  Loaded system-wide, the shim serves it
+ * unless preload.conf's mode is off.
  *
  * The fd-to-file table follows dup, dup2, dup3, F_DUPFD and CRIOGET (all
  * share the file's sessions, as on a character device); a forked child
@@ -165,6 +166,10 @@ static int after_open(int r, int dirfd, const char *path, int flags)
 {
 	if (r >= 0 || errno != ENOENT || !is_devcrypto(dirfd, path))
 		return r;
+	if (!shim_devcrypto_enabled()) {
+		errno = ENOENT;
+		return r;
+	}
 	return open_device(flags);
 }
 

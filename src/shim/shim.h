@@ -86,6 +86,7 @@ int client_connect(int type_flags);
  * and the algd socket they connect to. */
 bool shim_active(void);
 const char *shim_socket_path(void);
+bool shim_devcrypto_enabled(void);	/* the mode is not off */
 
 /* shm.c: transfers of at least SHM_MIN bytes on an op socket go through
  * its payload area.  shm_acquire() returns the area, locked for this

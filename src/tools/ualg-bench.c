@@ -74,7 +74,7 @@ static const char *bind_name(const struct alg_spec *a)
 	return bind_driver ? bind_driver : a->name;
 }
 
-static const size_t all_sizes[] = { 64, 1024, 16384, 1u << 20 };
+static const size_t all_sizes[] = { 64, 1024, 16384, 65536, 1u << 20 };
 
 /* One way of running an operation, set up for one algorithm and size.
  * run() does one call and returns how many operations it completed (or
