@@ -178,45 +178,22 @@ static mode_t mode_arg(int flags, va_list ap)
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) : 0;
 }
 
-EXPORT int open(const char *path, int flags, ...)
-{
-	pthread_once(&nx_once, resolve);
-	va_list ap;
-	va_start(ap, flags);
-	mode_t mode = mode_arg(flags, ap);
-	va_end(ap);
-	return after_open(nx.open(path, flags, mode), AT_FDCWD, path, flags);
-}
-
-EXPORT int open64(const char *path, int flags, ...)
-{
-	pthread_once(&nx_once, resolve);
-	va_list ap;
-	va_start(ap, flags);
-	mode_t mode = mode_arg(flags, ap);
-	va_end(ap);
-	return after_open(nx.open64(path, flags, mode), AT_FDCWD, path, flags);
-}
-
-EXPORT int openat(int dirfd, const char *path, int flags, ...)
-{
-	pthread_once(&nx_once, resolve);
-	va_list ap;
-	va_start(ap, flags);
-	mode_t mode = mode_arg(flags, ap);
-	va_end(ap);
-	return after_open(nx.openat(dirfd, path, flags, mode), dirfd, path, flags);
-}
-
-EXPORT int openat64(int dirfd, const char *path, int flags, ...)
-{
-	pthread_once(&nx_once, resolve);
-	va_list ap;
-	va_start(ap, flags);
-	mode_t mode = mode_arg(flags, ap);
-	va_end(ap);
-	return after_open(nx.openat64(dirfd, path, flags, mode), dirfd, path, flags);
-}
+/* open, open64, openat, openat64: the mode is read only when the flags
+ * say it is there. */
+#define OPEN_WRAPPER(name, params, args, dirfd)					\
+	EXPORT int name params							\
+	{									\
+		pthread_once(&nx_once, resolve);				\
+		va_list ap;							\
+		va_start(ap, flags);						\
+		mode_t mode = mode_arg(flags, ap);				\
+		va_end(ap);							\
+		return after_open(nx.name args, dirfd, path, flags);		\
+	}
+OPEN_WRAPPER(open, (const char *path, int flags, ...), (path, flags, mode), AT_FDCWD)
+OPEN_WRAPPER(open64, (const char *path, int flags, ...), (path, flags, mode), AT_FDCWD)
+OPEN_WRAPPER(openat, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode), dirfd)
+OPEN_WRAPPER(openat64, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode), dirfd)
 
 /* _FORTIFY_SOURCE's entry points. */
 EXPORT int __open_2(const char *path, int flags)

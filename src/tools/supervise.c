@@ -1035,19 +1035,27 @@ static bool serve_open_devcrypto(const struct call *c, uint64_t upath, int flags
 		answer(c, -errno);
 		return true;
 	}
-	int r = addfd_and_answer(c, d->evfd, flags & O_CLOEXEC, 0);
-	if (r < 0) {
-		if (r != -ENOENT)
-			answer(c, r);
-		close(d->evfd);
-		cdev_put(d->f);
-		free(d);
-		return true;
-	}
+	/* Listed first: the target may use the fd as soon as it has it. */
 	pthread_mutex_lock(&cdent_lock);
 	d->next = cdents;
 	__atomic_store_n(&cdents, d, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&cdent_lock);
+	int r = addfd_and_answer(c, d->evfd, flags & O_CLOEXEC, 0);
+	if (r < 0) {
+		if (r != -ENOENT)
+			answer(c, r);
+		/* No fd was installed: nothing refers to the file. */
+		pthread_mutex_lock(&cdent_lock);
+		for (struct cdent **p = &cdents; *p; p = &(*p)->next)
+			if (*p == d) {
+				*p = d->next;
+				break;
+			}
+		pthread_mutex_unlock(&cdent_lock);
+		close(d->evfd);
+		cdev_put(d->f);
+		free(d);
+	}
 	return true;
 }
 
