@@ -11,6 +11,7 @@
 #include "ualg_cryptodev.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -496,12 +497,15 @@ static void ev_add(int evfd)
 	}
 }
 
+/* One off the counter, never waiting: the program may have read the
+ * eventfd itself (a blocking one would then wait forever). */
 static void ev_take(int evfd)
 {
+	struct pollfd p = { .fd = evfd, .events = POLLIN };
 	uint64_t v;
 
-	if (evfd >= 0 && read(evfd, &v, sizeof(v)) < 0) {
-		/* the counter is never below the queue's length */
+	if (evfd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLIN) && read(evfd, &v, sizeof(v)) < 0) {
+		/* another reader took it first */
 	}
 }
 
