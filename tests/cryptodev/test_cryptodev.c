@@ -650,6 +650,16 @@ static void test_tls(void)
 		   -EBADMSG, "CIOCAUTHCRYPT TLS type, a changed record: EBADMSG");
 	ok(authcrypt(cfd, ses, COP_ENCRYPT, COP_FLAG_AEAD_TLS_TYPE, hdr, 13, rec, 37, ref, iv2, 0, NULL, NULL) ==
 		   -EINVAL, "CIOCAUTHCRYPT TLS type, src != dst: EINVAL");
+	/* a right MAC under wrong padding (one pad byte not 6) */
+	memcpy(rec, both + 13, 37);
+	memcpy(rec + 37, mac, 20);
+	memset(rec + 57, 6, 7);
+	rec[58] = 5;
+	memcpy(iv2, iv, 16);
+	e = docrypt(cfd, c, COP_ENCRYPT, 0, rec, 64, rec, iv2, NULL);
+	memcpy(iv2, iv, 16);
+	ok(!e && authcrypt(cfd, ses, COP_DECRYPT, COP_FLAG_AEAD_TLS_TYPE, hdr, 13, rec, 64, rec, iv2, 0, NULL, NULL) ==
+		   -EBADMSG, "CIOCAUTHCRYPT TLS type, bad padding under a right MAC: EBADMSG");
 	fsession(cfd, ses);
 	fsession(cfd, h);
 	fsession(cfd, c);
