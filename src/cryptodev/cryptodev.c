@@ -229,7 +229,7 @@ static int create_session(struct cdev_file *f, struct session2_op *sop, bool nam
 	struct session *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	uint8_t key[CRYPTO_HMAC_MAX_KEY_LEN];
+	uint8_t key[CRYPTO_HMAC_MAX_KEY_LEN] = { 0 };	/* a NULL mackey: zeros */
 	int r = 0;
 	if (cname) {
 		if (sop->keylen > CRYPTO_CIPHER_MAX_KEY_LEN) {

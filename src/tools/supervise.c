@@ -1116,6 +1116,10 @@ static void serve_cdev_call(const struct call *c, struct cdent *d)
 		return;
 	case SYS_dup: serve_dup(c, false, 0); return;
 	case SYS_dup2: case SYS_dup3: serve_dup2(c); return;
+	case SYS_read: case SYS_readv: case SYS_write: case SYS_writev:
+	case SYS_preadv2: case SYS_pwritev2:
+		answer(c, -EINVAL);	/* the device has no read or write */
+		return;
 	default: pass_on(c);
 	}
 }
