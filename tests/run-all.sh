@@ -48,6 +48,7 @@ asym-unit		unit
 asym			real
 compress		real
 supervise		supervise
+cryptodev		cryptodev
 rfc-samples		rfc
 rfc-mode		rfc
 engine			engine
@@ -333,6 +334,24 @@ suite_compress() {
 suite_supervise() {
 	suite "ualg-run --supervise: a static binary's raw system calls (tests/supervise/run.sh)" \
 		env BUILD="$B" bash tests/supervise/run.sh
+}
+
+# /dev/crypto: cryptodev-linux's ioctls against NIST CAVP and RFC vectors,
+# through the shim, and the same program static (musl) through
+# --supervise.  A program that never opens /dev/crypto does not load the
+# session module.
+suite_cryptodev() {
+	local V=/usr/lib/python3/dist-packages/cryptography_vectors out n
+	tap "/dev/crypto under ualg-run (tests/cryptodev)" cryptodev "$RUN" $TEST_WRAP "$B/tests/test-cryptodev" "$V"
+	if [ -x "$B/tests/static-cryptodev" ]; then
+		tap "/dev/crypto from a static binary under ualg-run --supervise" cryptodev-static \
+			"$RUN" --supervise "$B/tests/static-cryptodev" "$V"
+	fi
+	out=$(UALG_SOCKET= UALG_PRELOAD_MODE=off LD_PRELOAD="$B/src/shim/libualg-preload.so" "$B/tests/test-cryptodev" "$V" | head -n 1)
+	[ "$out" = "not ok 1 - open(/dev/crypto): No such file or directory" ]
+	result "the shim system-wide with mode off leaves /dev/crypto to the kernel (ENOENT)" $?
+	n=$("$RUN" grep -c libualg-cryptodev /proc/self/maps)
+	[ "$n" = 0 ]; result "a program that never opens /dev/crypto does not load libualg-cryptodev.so" $?
 }
 
 # RFC mode: the 2010 mail's interface under ualg-run --rfc.  The mail's two

@@ -1378,6 +1378,9 @@ EXPORT int ioctl(int fd, unsigned long cmd, ...)
 	va_start(ap, cmd);
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
+	int dr;
+	if (devcrypto_ioctl(fd, cmd, arg, &dr))
+		return dr;
 	struct afd *a = afd_get(fd);
 	if (a && cmd == FIONBIO) {
 		int v;
@@ -1616,6 +1619,7 @@ EXPORT int close(int fd)
 	shim_resolve();
 	epoll_forget(fd);	/* an emulated fd, or an epoll set */
 	afd_untrack(fd);
+	devcrypto_close(fd);
 	return real.close(fd);
 }
 
@@ -1626,6 +1630,8 @@ EXPORT int dup(int fd)
 	struct afd *a = n >= 0 ? afd_get(fd) : NULL;
 	if (a)
 		afd_share(n, a);
+	if (n >= 0)
+		devcrypto_dup(fd, n);
 	return n;
 }
 
@@ -1634,6 +1640,7 @@ static int dup_onto(int fd, int n, int r)
 	if (r < 0 || fd == n)
 		return r;
 	epoll_forget(n);	/* the old n was closed */
+	devcrypto_dup(fd, n);
 	struct afd *a = afd_get(fd);
 	if (a)
 		afd_share(n, a);
@@ -1664,6 +1671,8 @@ static int do_fcntl(int fd, int cmd, va_list ap)
 
 	if (a && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
 		afd_share(r, a);
+	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
+		devcrypto_dup(fd, r);
 	if (a && cmd == F_SETFL)
 		atomic_store(&a->nonblock, ((int)(intptr_t)arg & O_NONBLOCK) != 0);
 	return r;

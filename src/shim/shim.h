@@ -65,6 +65,11 @@ struct real_fns {
 	int (*getsockopt)(int, int, int, void *, socklen_t *);
 };
 extern struct real_fns real;
+
+/* /dev/crypto (devcrypto.c): ioctl returns false when fd is not ours. */
+bool devcrypto_ioctl(int fd, unsigned long cmd, void *arg, int *ret);
+void devcrypto_close(int fd);
+void devcrypto_dup(int oldfd, int newfd);
 void shim_resolve(void);
 
 /* A transaction: sends a request frame from parts, waits for its reply.
@@ -92,6 +97,7 @@ int client_connect(int type_flags);
  * and the algd socket they connect to. */
 bool shim_active(void);
 const char *shim_socket_path(void);
+bool shim_devcrypto_enabled(void);	/* the mode is not off */
 
 /* shm.c: transfers of at least SHM_MIN bytes on an op socket go through
  * its payload area.  shm_acquire() returns the area, locked for this

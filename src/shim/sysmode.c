@@ -163,3 +163,11 @@ const char *shim_socket_path(void)
 	pthread_once(&decide_once, decide);
 	return socket_path;
 }
+
+/* /dev/crypto (devcrypto.c) is served unless the mode is off: it is only
+ * ever served where the kernel has none. */
+bool shim_devcrypto_enabled(void)
+{
+	pthread_once(&decide_once, decide);
+	return mode != MODE_OFF;
+}

@@ -22,6 +22,8 @@
  * to the same socket with no bookkeeping of their fd tables. */
 #include "supervise.h"
 #include "proto.h"
+#include "cryptodev.h"
+#include "ualg_cryptodev.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -49,6 +52,7 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <dirent.h>
+#include <linux/kcmp.h>
 #include <unistd.h>
 
 #ifndef AF_ALG
@@ -966,6 +970,160 @@ static void serve_fd_call(const struct call *c, struct esock *e)
 	}
 }
 
+/* ---- /dev/crypto ------------------------------------------------------ */
+
+/* An open of /dev/crypto (when the kernel has none) becomes an eventfd
+ * installed in the range, standing for the device's open file; this
+ * process keeps its own reference (evfd), so that the session layer can
+ * keep the counter equal to the completions waiting (POLLIN).  Eventfds
+ * share one inode: which open file a target fd is, kcmp(KCMP_FILE) says.
+ * The files live until ualg-run ends. */
+struct cdent {
+	struct cdev_file *f;
+	int evfd;
+	struct cdent *next;
+};
+static struct cdent *cdents;
+static pthread_mutex_t cdent_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct cdent *cdent_lookup(pid_t tid, uint64_t fd)
+{
+	fd &= 0xffffffffu;
+	if (!__atomic_load_n(&cdents, __ATOMIC_ACQUIRE) || fd > INT32_MAX)
+		return NULL;
+	char path[64], link[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)tid, (int)fd);
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return NULL;
+	link[n] = 0;
+	if (strcmp(link, "anon_inode:[eventfd]"))
+		return NULL;
+	pthread_mutex_lock(&cdent_lock);
+	struct cdent *d;
+	for (d = cdents; d; d = d->next)
+		if (syscall(SYS_kcmp, tid, getpid(), KCMP_FILE, (unsigned long)fd, (unsigned long)d->evfd) == 0)
+			break;
+	pthread_mutex_unlock(&cdent_lock);
+	return d;
+}
+
+/* open("/dev/crypto") or openat(dirfd, "/dev/crypto"): true when served. */
+static bool serve_open_devcrypto(const struct call *c, uint64_t upath, int flags)
+{
+	static const char want[] = "/dev/crypto";
+	char path[sizeof(want)];
+	if (tread(c, upath, path, sizeof(path)) || memcmp(path, want, sizeof(want)) ||
+	    access(want, F_OK) == 0 || errno != ENOENT)
+		return false;
+	if (cdev_init()) {
+		answer(c, -ENOENT);
+		return true;
+	}
+	struct cdent *d = calloc(1, sizeof(*d));
+	if (d)
+		d->f = cdev_open();
+	if (!d || !d->f) {
+		free(d);
+		answer(c, -ENOMEM);
+		return true;
+	}
+	d->evfd = eventfd(0, EFD_SEMAPHORE | EFD_CLOEXEC | (flags & O_NONBLOCK ? EFD_NONBLOCK : 0));
+	if (d->evfd < 0) {
+		cdev_put(d->f);
+		free(d);
+		answer(c, -errno);
+		return true;
+	}
+	/* Listed first: the target may use the fd as soon as it has it. */
+	pthread_mutex_lock(&cdent_lock);
+	d->next = cdents;
+	__atomic_store_n(&cdents, d, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&cdent_lock);
+	int r = addfd_and_answer(c, d->evfd, flags & O_CLOEXEC, 0);
+	if (r < 0) {
+		if (r != -ENOENT)
+			answer(c, r);
+		/* No fd was installed: nothing refers to the file. */
+		pthread_mutex_lock(&cdent_lock);
+		for (struct cdent **p = &cdents; *p; p = &(*p)->next)
+			if (*p == d) {
+				*p = d->next;
+				break;
+			}
+		pthread_mutex_unlock(&cdent_lock);
+		close(d->evfd);
+		cdev_put(d->f);
+		free(d);
+	}
+	return true;
+}
+
+static int tmem_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return len ? tread(ctx, addr, buf, len) : 0;
+}
+
+static int tmem_write(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+	return len ? twrite(ctx, addr, buf, len) : 0;
+}
+
+/* CRIOGET: a new fd on the same file, without O_CLOEXEC, its number
+ * written to the argument. */
+static int64_t serve_crioget(const struct call *c, struct cdent *d)
+{
+	pthread_mutex_lock(&slot_lock);
+	int slot = free_slot(c->pid, 0);
+	int r = slot;
+	if (slot >= 0) {
+		struct seccomp_notif_addfd add = {
+			.id = c->req.id, .flags = SECCOMP_ADDFD_FLAG_SETFD,
+			.srcfd = (uint32_t)d->evfd, .newfd = (uint32_t)slot, .newfd_flags = 0,
+		};
+		r = ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+		r = r < 0 ? -errno : r;
+	}
+	pthread_mutex_unlock(&slot_lock);
+	if (r < 0)
+		return r;
+	uint32_t v = (uint32_t)r;
+	return twrite(c, c->arg[2], &v, sizeof(v));	/* the module leaves the fd on a fault too */
+}
+
+static void serve_cdev_call(const struct call *c, struct cdent *d)
+{
+	switch (c->req.data.nr) {
+	case SYS_ioctl: {
+		unsigned long cmd = (unsigned long)(uint32_t)c->arg[1];	/* the kernel's unsigned int */
+		if (cmd == FIOCLEX || cmd == FIONCLEX || cmd == FIONBIO || cmd == FIOASYNC || cmd == FIOQSIZE) {
+			pass_on(c);	/* do_vfs_ioctl()'s own */
+			return;
+		}
+		if (cmd == CRIOGET) {
+			answer(c, serve_crioget(c, d));
+			return;
+		}
+		struct cdev_mem m = { (void *)c, tmem_read, tmem_write };
+		answer(c, cdev_ioctl(d->f, cmd, c->arg[2], &m, d->evfd));
+		return;
+	}
+	case SYS_fcntl:
+		if ((int)c->arg[1] == F_DUPFD || (int)c->arg[1] == F_DUPFD_CLOEXEC)
+			serve_dup(c, (int)c->arg[1] == F_DUPFD_CLOEXEC, c->arg[2]);
+		else
+			pass_on(c);
+		return;
+	case SYS_dup: serve_dup(c, false, 0); return;
+	case SYS_dup2: case SYS_dup3: serve_dup2(c); return;
+	case SYS_read: case SYS_readv: case SYS_write: case SYS_writev:
+	case SYS_preadv2: case SYS_pwritev2:
+		answer(c, -EINVAL);	/* the device has no read or write */
+		return;
+	default: pass_on(c);
+	}
+}
+
 static void serve(struct call *c)
 {
 	const int nr = c->req.data.nr;
@@ -987,6 +1145,17 @@ static void serve(struct call *c)
 			pass_on(c);
 		else
 			answer(c, r);
+		return;
+	}
+	if (nr == SYS_open || nr == SYS_openat) {
+		bool at = nr == SYS_openat;
+		if (!serve_open_devcrypto(c, c->arg[at], (int)c->arg[at + 1]))
+			pass_on(c);
+		return;
+	}
+	struct cdent *d = cdent_lookup(c->pid, c->arg[0]);
+	if (d) {
+		serve_cdev_call(c, d);
 		return;
 	}
 	struct esock *e = lookup(c->pid, c->arg[0]);
@@ -1094,6 +1263,11 @@ static int build_filter(struct sock_fprog *prog)
 	for (size_t i = 0; !r && i < sizeof(fd_calls) / sizeof(fd_calls[0]); i++)
 		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, fd_calls[i], 1,
 				     SCMP_A0_32(SCMP_CMP_MASKED_EQ, mask, fd_base));
+	/* /dev/crypto: every open (the path is read to decide). */
+	if (!r)
+		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(open), 0);
+	if (!r)
+		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 0);
 	/* splice's fd_out and sendfile's in_fd. */
 	if (!r)
 		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(splice), 1,

@@ -6,6 +6,8 @@
  *   native-batch  libualg, a batch of requests per submission
  *   shim-write    AF_ALG through libualg-preload: send/sendmsg + read
  *   shim-splice   AF_ALG through libualg-preload: vmsplice + splice + read
+ *   devcrypto     /dev/crypto (cryptodev-linux's ioctls) through libualg-preload:
+ *                 one CIOCCRYPT or CIOCAUTHCRYPT per operation, in this process
  *
  * and prints throughput, ops/s, p50/p99 latency and the ratio to inproc,
  * as a table or JSON.  It needs the shim: started without it, it runs
@@ -16,6 +18,7 @@
 #include "bench_engine.h"
 #include "proto.h"
 #include "ualg.h"
+#include "ualg_cryptodev.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,7 +75,7 @@ static const char *bind_name(const struct alg_spec *a)
 	return bind_driver ? bind_driver : a->name;
 }
 
-static const size_t all_sizes[] = { 64, 1024, 16384, 1u << 20 };
+static const size_t all_sizes[] = { 64, 1024, 16384, 65536, 1u << 20 };
 
 /* One way of running an operation, set up for one algorithm and size.
  * run() does one call and returns how many operations it completed (or
@@ -94,6 +97,8 @@ struct runner {
 	int tfm;
 	int tfmfd, opfd, pipefd[2];
 	uint8_t *iv;
+	int cfd;		/* devcrypto */
+	uint32_t ses;
 };
 
 static const uint8_t bench_key[64] = {
@@ -447,11 +452,73 @@ static int shim_setup(struct runner *r, bool use_splice)
 	return alg_open(r);
 }
 
+/* ---- devcrypto: /dev/crypto's ioctls ---------------------------------- */
+
+static int devcrypto_run(struct runner *r)
+{
+	uint8_t iv[16];
+
+	memcpy(iv, bench_iv, sizeof(iv));
+	if (r->alg->tag) {
+		struct crypt_auth_op a = { .ses = r->ses, .op = COP_ENCRYPT, .len = (uint32_t)r->len,
+					   .src = r->in, .dst = r->out, .iv = iv, .tag_len = (uint32_t)r->alg->tag };
+		return ioctl(r->cfd, CIOCAUTHCRYPT, &a) ? -errno : 1;
+	}
+	struct crypt_op c = { .ses = r->ses, .op = COP_ENCRYPT, .len = (uint32_t)r->len, .src = r->in };
+	if (r->alg->outlen)
+		c.mac = r->out;
+	else {
+		c.dst = r->out;
+		c.iv = iv;
+	}
+	return ioctl(r->cfd, CIOCCRYPT, &c) ? -errno : 1;
+}
+
+static void devcrypto_done(struct runner *r)
+{
+	if (r->cfd >= 0)
+		close(r->cfd);
+	free(r->in);
+	free(r->out);
+}
+
+static int devcrypto_setup(struct runner *r)
+{
+	const struct alg_spec *a = r->alg;
+	struct session2_op s = { 0 };
+
+	r->cfd = -1;
+	r->run = devcrypto_run;
+	r->done = devcrypto_done;
+	if (r->len > UINT32_MAX - 64)
+		return -EMSGSIZE;
+	r->in = malloc(r->len);
+	r->out = malloc(out_len(r));
+	if (!r->in || !r->out)
+		return -ENOMEM;
+	fill_pattern(r->in, r->len);
+	if ((r->cfd = open("/dev/crypto", O_RDWR | O_CLOEXEC)) < 0)
+		return -errno;
+	if (a->outlen) {
+		snprintf(s.mac_name, sizeof(s.mac_name), "%s", bind_name(a));
+		s.mackey = (uint8_t *)bench_key;
+		s.mackeylen = a->mac ? (uint32_t)a->keylen : 0;
+	} else {
+		snprintf(s.alg_name, sizeof(s.alg_name), "%s", bind_name(a));
+		s.key = (uint8_t *)bench_key;
+		s.keylen = (uint32_t)a->keylen;
+	}
+	if (ioctl(r->cfd, CIOCGSESSION2, &s))
+		return -errno;
+	r->ses = s.ses;
+	return 0;
+}
+
 /* ---- measurement ----------------------------------------------------- */
 
-enum path { P_INPROC, P_NATIVE_SYNC, P_NATIVE_BATCH, P_SHIM_WRITE, P_SHIM_SPLICE, P_COUNT };
+enum path { P_INPROC, P_NATIVE_SYNC, P_NATIVE_BATCH, P_SHIM_WRITE, P_SHIM_SPLICE, P_DEVCRYPTO, P_COUNT };
 static const char *const path_names[P_COUNT] = {
-	"inproc", "native-sync", "native-batch", "shim-write", "shim-splice",
+	"inproc", "native-sync", "native-batch", "shim-write", "shim-splice", "devcrypto",
 };
 
 struct result {
@@ -476,6 +543,7 @@ static int setup(struct runner *r, enum path p)
 	case P_NATIVE_BATCH: return native_setup(r, batch_depth(r->len));
 	case P_SHIM_WRITE: return shim_setup(r, false);
 	case P_SHIM_SPLICE: return shim_setup(r, true);
+	case P_DEVCRYPTO: return devcrypto_setup(r);
 	default: return -EINVAL;
 	}
 }

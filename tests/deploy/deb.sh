@@ -45,14 +45,15 @@ has() {	# package path-regex...
 	for f; do grep -qE "^\./$f\$" <<< "$list" || { echo "    $p lacks $f"; return 1; }; done
 }
 has ualg usr/sbin/algd usr/bin/algctl usr/bin/ualg-run usr/bin/ualg-bench \
-	'usr/lib/x86_64-linux-gnu/ualg/libualg-preload.so' 'usr/lib/x86_64-linux-gnu/ualg/libualg-engine.so' lib/systemd/system/algd.socket \
+	'usr/lib/x86_64-linux-gnu/ualg/libualg-preload.so' 'usr/lib/x86_64-linux-gnu/ualg/libualg-engine.so' 'usr/lib/x86_64-linux-gnu/ualg/libualg-cryptodev.so' \
+	usr/share/man/man7/ualg-cryptodev.7.gz lib/systemd/system/algd.socket \
 	lib/systemd/system/algd.service usr/lib/tmpfiles.d/ualg.conf etc/ualg/algd.conf \
 	etc/ualg/preload.conf usr/share/man/man8/algd.8.gz usr/share/man/man5/algd.conf.5.gz usr/share/man/man8/algctl.8.gz \
 	usr/share/man/man1/ualg-run.1.gz usr/share/man/man1/ualg-bench.1.gz usr/share/man/man7/ualg.7.gz
 result "ualg holds algd, algctl, ualg-run, ualg-bench, the shim, the units, tmpfiles, config, man pages" $?
 has libualg0 'usr/lib/x86_64-linux-gnu/libualg.so.0(.1.0)?'
 result "libualg0 holds libualg.so.0" $?
-has libualg-dev usr/include/ualg.h 'usr/lib/x86_64-linux-gnu/pkgconfig/ualg.pc' \
+has libualg-dev usr/include/ualg.h usr/include/ualg_cryptodev.h 'usr/lib/x86_64-linux-gnu/pkgconfig/ualg.pc' \
 	'usr/lib/x86_64-linux-gnu/libualg.so' usr/share/man/man3/libualg.3.gz \
 	usr/share/doc/libualg-dev/examples/ring-sample.c
 result "libualg-dev holds the headers, ualg.pc, libualg.so, libualg.3, the example" $?

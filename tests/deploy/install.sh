@@ -38,11 +38,11 @@ P=$D$PREFIX
 missing=""
 for f in sbin/algd bin/algctl bin/ualg-run bin/ualg-bench include/ualg.h include/ualg_abi.h \
 	share/man/man8/algd.8 share/man/man5/algd.conf.5 share/man/man8/algctl.8 share/man/man1/ualg-run.1 share/man/man1/ualg-bench.1 share/man/man3/libualg.3 \
-	share/man/man7/ualg.7 lib/systemd/system/algd.socket lib/systemd/system/algd.service \
+	share/man/man7/ualg.7 share/man/man7/ualg-cryptodev.7 include/ualg_cryptodev.h lib/systemd/system/algd.socket lib/systemd/system/algd.service \
 	lib/tmpfiles.d/ualg.conf share/doc/ualg/examples/ring-sample.c; do
 	[ -e "$P/$f" ] || missing="$missing $f"
 done
-for f in "$LIBDIR/ualg/libualg-preload.so" "$LIBDIR/ualg/libualg-engine.so" "$LIBDIR/libualg.so.0" "$LIBDIR/pkgconfig/ualg.pc" \
+for f in "$LIBDIR/ualg/libualg-preload.so" "$LIBDIR/ualg/libualg-engine.so" "$LIBDIR/ualg/libualg-cryptodev.so" "$LIBDIR/libualg.so.0" "$LIBDIR/pkgconfig/ualg.pc" \
 	"$SYSCONF/ualg/algd.conf" "$SYSCONF/ualg/preload.conf"; do
 	[ -e "$D$f" ] || missing="$missing $f"
 done
