@@ -18,7 +18,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -66,26 +65,17 @@ static void resolve(void)
 
 static void load(void)
 {
-	Dl_info info;
-	char path[PATH_MAX];
-
-	if (!dladdr((void *)load, &info) || !info.dli_fname)
-		return;
-	snprintf(path, sizeof(path), "%s", info.dli_fname);
-	char dir[PATH_MAX];
-	snprintf(dir, sizeof(dir), "%s", dirname(path));
-	if ((size_t)snprintf(path, sizeof(path), "%s/" MODULE_NAME, dir) >= sizeof(path))
-		return;
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	void *h = shim_dlopen_beside(MODULE_NAME);
 	if (!h) {
 		fprintf(stderr, "ualg: /dev/crypto: %s\n", dlerror());
 		return;
 	}
 	const struct ualg_cryptodev_ops *o = dlsym(h, UALG_CRYPTODEV_OPS_SYMBOL);
 	if (!o || o->version != UALG_CRYPTODEV_OPS_VERSION || o->init() != 0) {
-		fprintf(stderr, "ualg: /dev/crypto: %s does not start\n", path);
+		fprintf(stderr, "ualg: /dev/crypto: %s does not start\n", MODULE_NAME);
 		return;
 	}
+	usermem_guard_init();	/* its ioctls copy without system calls */
 	ops = o;
 }
 

@@ -88,16 +88,7 @@ static void debug(const char *what, int err)
 /* libualg-engine.so beside this shim. */
 static void load(void)
 {
-	Dl_info info;
-	char path[PATH_MAX];
-	if (!dladdr((void *)load, &info) || !info.dli_fname)
-		return;
-	const char *slash = strrchr(info.dli_fname, '/');
-	int n = snprintf(path, sizeof(path), "%.*s%s", slash ? (int)(slash - info.dli_fname + 1) : 0,
-			 info.dli_fname, UALG_ENGINE_FILE);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return;
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	void *h = shim_dlopen_beside(UALG_ENGINE_FILE);
 	const struct ualg_engine *e = h ? dlsym(h, UALG_ENGINE_SYMBOL) : NULL;
 	if (!e) {
 		debug(dlerror(), ENOENT);

@@ -97,6 +97,8 @@ int client_connect(int type_flags);
  * and the algd socket they connect to. */
 bool shim_active(void);
 const char *shim_socket_path(void);
+/* A module installed beside the shim, dlopen()ed with RTLD_LOCAL. */
+void *shim_dlopen_beside(const char *file);
 bool shim_devcrypto_enabled(void);	/* the mode is not off */
 
 /* shm.c: transfers of at least SHM_MIN bytes on an op socket go through

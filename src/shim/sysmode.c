@@ -21,7 +21,10 @@
 #include "shim.h"
 #include "ualg_paths.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,4 +173,21 @@ bool shim_devcrypto_enabled(void)
 {
 	pthread_once(&decide_once, decide);
 	return mode != MODE_OFF;
+}
+
+/* A module installed beside this shim (libualg-engine.so,
+ * libualg-cryptodev.so), opened on first use: NULL, with dlerror(), when
+ * it cannot be. */
+void *shim_dlopen_beside(const char *file)
+{
+	Dl_info info;
+	char path[PATH_MAX];
+	if (!dladdr((void *)shim_dlopen_beside, &info) || !info.dli_fname)
+		return NULL;
+	const char *slash = strrchr(info.dli_fname, '/');
+	int n = snprintf(path, sizeof(path), "%.*s%s", slash ? (int)(slash - info.dli_fname + 1) : 0,
+			 info.dli_fname, file);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return NULL;
+	return dlopen(path, RTLD_NOW | RTLD_LOCAL);
 }
