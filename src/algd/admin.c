@@ -220,6 +220,10 @@ int admin_request(uint16_t type, const uint8_t *body, size_t len, bool privilege
 	case UALG_MSG_ALG_SAVE: return config_save();
 	case UALG_MSG_ALG_DISABLE: return do_disable(&q);
 	case UALG_MSG_ALG_CHECK_ADMIN: return 0;
+	case UALG_MSG_ALG_ENGINE:
+		if (q.priority > 1)
+			return -EINVAL;
+		return config_engine(q.name[0] ? q.name : q.driver[0] ? q.driver : NULL, q.priority);
 	}
 	return ADMIN_BAD_FRAME;
 }

@@ -28,6 +28,7 @@ struct parsed {
 };
 
 static struct algd_config current;
+static bool cmdline_engine_algd;	/* algd --engine algd */
 static char config_path[PATH_MAX];
 
 const struct algd_config *config_get(void)
@@ -179,14 +180,36 @@ static struct ualg_alg *find_driver(const char *driver)
 	return NULL;
 }
 
-static bool cmdline_engine_algd;
-
 void config_set_engine_algd(bool algd_only)
 {
 	cmdline_engine_algd = algd_only;
 	engine_ctl_reset(algd_only || current.engine_algd);
 	for (unsigned i = 0; i < current.n_engine_keep; i++)
 		engine_ctl_keep(current.engine_keep[i]);
+}
+
+int config_engine(const char *name, bool algd)
+{
+	if (!name) {
+		current.engine_algd = algd;
+	} else if (strlen(name) >= CONFIG_NAME_MAX) {
+		return -ENAMETOOLONG;
+	} else {
+		unsigned i = 0;
+		while (i < current.n_engine_keep && strcmp(current.engine_keep[i], name))
+			i++;
+		if (algd && i == current.n_engine_keep) {
+			if (i == CONFIG_ENGINE_RULES_MAX)
+				return -ENOSPC;
+			strcpy(current.engine_keep[current.n_engine_keep++], name);
+		} else if (!algd && i < current.n_engine_keep) {
+			memmove(current.engine_keep[i], current.engine_keep[i + 1],
+				(current.n_engine_keep - i - 1) * sizeof(current.engine_keep[0]));
+			current.n_engine_keep--;
+		}
+	}
+	config_set_engine_algd(cmdline_engine_algd);
+	return 0;
 }
 
 static void apply(const struct parsed *p)

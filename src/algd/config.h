@@ -34,6 +34,10 @@ struct algd_config {
 };
 /* --engine algd on the command line: as "engine algd", whatever the file says. */
 void config_set_engine_algd(bool algd_only);
+/* algctl engine: as the file's "engine" (name NULL) or "engine-algd NAME"
+ * line added (algd) or removed; kept until a reload, written by a save.
+ * 0, -ENOSPC or -ENAMETOOLONG. */
+int config_engine(const char *name, bool algd);
 
 /* Reads and applies path (remembered for reloads and saves).  Returns 0,
  * or -1 after printing why to stderr, changing nothing. */

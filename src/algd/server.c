@@ -758,6 +758,7 @@ static int dispatch_frame(struct conn *c, const uint8_t *frame, size_t len, stru
 	case UALG_MSG_ALG_SAVE:
 	case UALG_MSG_ALG_DISABLE:
 	case UALG_MSG_ALG_CHECK_ADMIN:
+	case UALG_MSG_ALG_ENGINE:
 		return serve_admin(c, h.type, body, blen, admin_request, c->admin, ADMIN_BAD_FRAME);
 	case UALG_MSG_KEY_ADD:
 	case UALG_MSG_KEY_DEL:

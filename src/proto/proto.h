@@ -60,6 +60,8 @@ enum ualg_msg_type {
 	UALG_MSG_ALG_SAVE,	/* write the current settings to algd's config file */
 	UALG_MSG_ALG_DISABLE,	/* take .driver out of lookups (.priority 1) or back (0) */
 	UALG_MSG_ALG_CHECK_ADMIN,	/* 0 if the peer may make changes, else -EPERM */
+	UALG_MSG_ALG_ENGINE,	/* where AF_ALG data is served: .priority 1 algd, 0 the
+				 * program; for .name (or .driver), or for all when both are empty */
 	/* 48-63: named keys (see struct ualg_key_add below) */
 	UALG_MSG_KEY_ADD = 48,	/* store a key: struct ualg_key_add */
 	UALG_MSG_KEY_DEL,	/* forget a key: struct ualg_key_name */

@@ -4,6 +4,7 @@
  *   algctl [--socket PATH] [--json] list | show NAME | stats
  *   algctl [--socket PATH] priority DRIVER N | add NAME | del DRIVER
  *                          | disable DRIVER | enable DRIVER | save
+ *                          | engine inproc|algd [NAME]
  *   algctl [--socket PATH] key add NAME --from-file FILE [--allow LIST]
  *                          | key del NAME | key list
  *   algctl [--root DIR] [--shim PATH] preload enable | disable | status
@@ -47,6 +48,9 @@ static void usage(FILE *f)
 	      "  del DRIVER         remove an unused template instance\n"
 	      "  disable DRIVER     keep DRIVER out of lookups; enable DRIVER undoes it\n"
 	      "  save               write the settings to algd's configuration file\n"
+	      "  engine inproc|algd [NAME]\n"
+	      "                     where programs' AF_ALG data is served, for NAME (an\n"
+	      "                     algorithm or driver) or for all: algd.conf(5), engine\n"
 	      "  key add NAME --from-file FILE [--allow uid:1000,gid:ualg]\n"
 	      "                     store FILE's bytes in algd as NAME; clients on the allow\n"
 	      "                     list (default: root only) key transforms by\n"
@@ -273,6 +277,12 @@ static int cmd_change(int fd, const char *cmd, char **args, int nargs)
 		if (copy_name(q.name, args[0]))
 			return EXIT_USAGE;
 		type = UALG_MSG_ALG_NEW;
+	} else if (!strcmp(cmd, "engine") && (nargs == 1 || nargs == 2) &&
+		   (!strcmp(args[0], "inproc") || !strcmp(args[0], "algd"))) {
+		if (nargs == 2 && copy_name(q.name, args[1]))
+			return EXIT_USAGE;
+		q.priority = !strcmp(args[0], "algd");
+		type = UALG_MSG_ALG_ENGINE;
 	} else if ((!strcmp(cmd, "del") || !strcmp(cmd, "disable") || !strcmp(cmd, "enable")) &&
 		   nargs == 1) {
 		if (copy_name(q.driver, args[0]))
