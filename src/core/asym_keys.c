@@ -52,25 +52,30 @@ static int ber_header(const uint8_t *d, size_t end, size_t *dp, uint8_t *tag, si
 
 typedef int (*ber_action)(void *ctx, unsigned field, const uint8_t *v, size_t vlen);
 
-/* SEQUENCE { INTEGER x nfields }: act() sees each INTEGER present. */
-static int ber_int_seq(const uint8_t *d, size_t len, unsigned nfields, ber_action act, void *ctx)
+/* SEQUENCE { INTEGER x nfields }: act() sees each INTEGER present.  From
+ * field optional on, an element of another tag ends the list (OPTIONAL,
+ * as the decoder's MATCH_OR_SKIP). */
+static int ber_int_seq(const uint8_t *d, size_t len, unsigned nfields, unsigned optional,
+		       ber_action act, void *ctx)
 {
 	size_t dp = 0, seqlen;
 	uint8_t tag;
-	bool indef;
+	bool indef, seq_indef;
 	int r;
 
 	if (len > 65535)
 		return -EMSGSIZE;
 	if (!len)
 		return -EBADMSG;	/* nothing matched: the END_SEQ underflows */
-	if ((r = ber_header(d, len, &dp, &tag, &seqlen, &indef)))
+	if ((r = ber_header(d, len, &dp, &tag, &seqlen, &seq_indef)))
 		return r;
 	if ((tag ^ TAG_SEQUENCE) & ~TAG_CONS)
 		return -EBADMSG;
-	const size_t end = indef ? len : dp + seqlen;
+	const size_t end = seq_indef ? len : dp + seqlen;
 	for (unsigned i = 0; i < nfields && dp != end; i++) {
 		size_t vlen;
+		if (i >= optional && d[dp] != TAG_INTEGER)
+			break;
 		if ((r = ber_header(d, end, &dp, &tag, &vlen, &indef)))
 			return r;
 		if (tag != TAG_INTEGER || indef)
@@ -79,7 +84,7 @@ static int ber_int_seq(const uint8_t *d, size_t len, unsigned nfields, ber_actio
 			return r;
 		dp += vlen;
 	}
-	if (indef)
+	if (seq_indef)
 		return end - dp >= 2 && !d[dp] && !d[dp + 1] ? 0 : -EBADMSG;
 	return dp == end ? 0 : -EBADMSG;	/* cons length error */
 }
@@ -130,11 +135,11 @@ int ualg_rsa_parse_key(const uint8_t *key, size_t len, bool priv, struct ualg_rs
 	struct rsa_parse rp = { k, priv };
 
 	memset(k, 0, sizeof(*k));
-	return ber_int_seq(key, len, priv ? 9 : 2, rsa_field, &rp);
+	return ber_int_seq(key, len, priv ? 9 : 2, priv ? 9 : 2, rsa_field, &rp);
 }
 
-/* dh_get_p(), dh_get_g(); a third INTEGER (privateValueLength, as
- * `openssl dhparam` writes for some groups) is taken and ignored. */
+/* dh_get_p(), dh_get_g(); PKCS#3's OPTIONAL privateValueLength is taken
+ * and ignored. */
 static int dh_field(void *ctx, unsigned field, const uint8_t *v, size_t vlen)
 {
 	struct ualg_rsa_raw_key *k = ctx;	/* n: p, e: g */
@@ -165,12 +170,14 @@ int ualg_dh_decode_params(const uint8_t *der, size_t len, uint8_t *p, size_t *pl
 			  size_t *glen)
 {
 	struct ualg_rsa_raw_key k = { 0 };
-	int r = ber_int_seq(der, len, 3, dh_field, &k);
+	int r = ber_int_seq(der, len, 3, 2, dh_field, &k);
 
 	if (r)
 		return r;
-	if (!k.n_len || !k.e_len)
-		return -EINVAL;	/* no p or no g */
+	/* dh_set_params(): both there, and dh_check_params_length() on the
+	 * size of p as given. */
+	if (!k.n_len || !k.e_len || k.n_len * 8 < 1536)
+		return -EINVAL;
 	strip(&k.n, &k.n_len);
 	strip(&k.e, &k.e_len);
 	if (k.n_len > UALG_DH_MAX_BYTES || k.e_len > UALG_DH_MAX_BYTES)

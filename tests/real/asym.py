@@ -8,6 +8,7 @@ on the same keys, both ways.  Ends with "N passed, N failed".
 
   tests/real/asym.py BUILD_DIR
 """
+import errno
 import os
 import re
 import subprocess
@@ -17,7 +18,7 @@ import tempfile
 B = sys.argv[1] if len(sys.argv) > 1 else "build"
 RUN = os.path.join(B, "src/tools/ualg-run")
 TOOL = os.path.join(B, "tests/kcapi-asym")
-EBADMSG, EINVAL, ENOSYS = 74, 22, 38
+EBADMSG, EINVAL, ENOSYS, EOVERFLOW = 74, 22, 38, 75
 passed = failed = 0
 
 
@@ -183,6 +184,207 @@ def ecdh_tests(d, alg, curve, cid, n):
     result("%s: an empty key generates one" % alg, rc == 0 and len(pub) == 2 * n)
 
 
+# ---- the kernel's key formats -------------------------------------------
+# DER/BER built here from the numbers openssl generated, as libkcapi's
+# users hand them over: RSAPrivateKey with only n, e and d (crypto/
+# rsa_helper.c uses no other field), RSAPublicKey with non-minimal
+# INTEGERs, PKCS#3 DHParameter with or without privateValueLength.
+
+def der_len(n):
+    if n < 0x80:
+        return bytes([n])
+    b = n.to_bytes((n.bit_length() + 7) // 8, "big")
+    return bytes([0x80 | len(b)]) + b
+
+
+def tlv(tag, content):
+    return bytes([tag]) + der_len(len(content)) + content
+
+
+def der_int(v, width=0):
+    """INTEGER of v (int or big-endian bytes), zero-extended to width bytes."""
+    b = v if isinstance(v, bytes) else v.to_bytes(max(1, (v.bit_length() + 7) // 8), "big")
+    if b[0] & 0x80:
+        b = b"\0" + b
+    return tlv(0x02, b.rjust(width, b"\0"))
+
+
+def der_seq(*items, indef=False):
+    body = b"".join(items)
+    return b"\x30\x80" + body + b"\0\0" if indef else tlv(0x30, body)
+
+
+def der_ints(der):
+    """The INTEGERs of a DER SEQUENCE, as ints."""
+    out, i = [], 0
+    def length(i):
+        n = der[i]
+        if n < 0x80:
+            return n, i + 1
+        k = n - 0x80
+        return int.from_bytes(der[i + 1:i + 1 + k], "big"), i + 1 + k
+    _, i = length(1)
+    while i < len(der):
+        n, j = length(i + 1)
+        out.append(int.from_bytes(der[j:j + n], "big"))
+        i = j + n
+    return out
+
+
+def rsa_numbers(key):
+    t = openssl("rsa", "-in", key, "-text", "-noout").decode()
+    n = int.from_bytes(text_field(t, "modulus"), "big")
+    e = int(re.search(r"publicExponent: (\d+)", t).group(1))
+    d = int.from_bytes(text_field(t, "privateExponent"), "big")
+    return n, e, d
+
+
+def kernel_rsa_tests(d, bits):
+    key = os.path.join(d, "k%d.pem" % bits)
+    openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:%d" % bits, "-out", key)
+    pub_pem = write(d, "k%d.pub.pem" % bits, openssl("rsa", "-in", key, "-pubout"))
+    n, e, dd = rsa_numbers(key)
+    size = bits // 8
+    zeros = der_int(0) * 5
+    ned = write(d, "ned%d" % bits, der_seq(der_int(1), der_int(n), der_int(e), der_int(dd), zeros))
+    v0 = write(d, "v0%d" % bits, der_seq(der_int(0), der_int(n), der_int(e), der_int(dd), zeros))
+    pub = write(d, "kpub%d" % bits, der_seq(der_int(n), der_int(e, size)))
+    tag = "rsa-%d" % bits
+
+    block = bytes([0]) + os.urandom(size - 1)
+    blk = write(d, "kblk%d" % bits, block)
+    rc, ct, err = ours("akcipher", "rsa", "encrypt", "pub", pub, blk)
+    ref = openssl("pkeyutl", "-encrypt", "-pubin", "-inkey", pub_pem, "-pkeyopt",
+                  "rsa_padding_mode:none", "-in", blk)
+    result("%s encrypt, RSAPublicKey with a %d-byte e: openssl's m^e" % (tag, size),
+           rc == 0 and ct == ref and "maxsize %d" % size in err)
+    rc, out, err = ours("akcipher", "rsa", "decrypt", "priv", ned, write(d, "kct%d" % bits, ref))
+    result("%s decrypt, key of n, e, d and zero CRT fields (version 1): the block" % tag,
+           rc == 0 and out == block and "maxsize %d" % size in err)
+    rc, sig, _ = ours("akcipher", "rsa", "sign", "priv", ned, blk)
+    ref = openssl("pkeyutl", "-decrypt", "-inkey", key, "-pkeyopt", "rsa_padding_mode:none", "-in", blk)
+    result("%s sign (m^d), n/e/d key: openssl pkeyutl's m^d (-decrypt, no padding)" % tag,
+           rc == 0 and sig == ref)
+    rc, out, _ = ours("akcipher", "rsa", "verify", "pub", pub, write(d, "ksig%d" % bits, ref))
+    result("%s verify (s^e): the block again" % tag, rc == 0 and out == block)
+    indef = der_seq(der_int(0), der_int(n), der_int(e), der_int(dd), zeros, indef=True)
+    rc, out, _ = ours("akcipher", "rsa", "sign", "priv", write(d, "kind%d" % bits, indef), blk)
+    result("%s: an indefinite-length (BER) private key signs alike" % tag, rc == 0 and out == ref)
+
+    alg = "pkcs1pad(rsa,sha256)"
+    msg = write(d, "kmsg%d" % bits, os.urandom(100))
+    digest = openssl("dgst", "-sha256", "-binary", msg)
+    dig = write(d, "kdig%d" % bits, digest)
+    rc, sig, _ = ours("akcipher", alg, "sign", "priv", ned, dig)
+    ref = openssl("pkeyutl", "-sign", "-inkey", key, "-pkeyopt", "digest:sha256", "-in", dig)
+    result("%s pkcs1pad sign, n/e/d key: openssl pkeyutl's signature" % tag, rc == 0 and sig == ref)
+    rc, out, _ = ours("akcipher", alg, "verify", "pub", pub, write(d, "kboth%d" % bits, ref + digest))
+    result("%s pkcs1pad verify, RSAPublicKey: signature || digest accepted" % tag,
+           rc == 0 and out == b"")
+    bad = bytearray(ref)
+    bad[5] ^= 0x10
+    rc, out, _ = ours("akcipher", alg, "verify", "pub", pub, write(d, "kbad%d" % bits, bytes(bad) + digest))
+    result("%s pkcs1pad verify: a damaged signature is EBADMSG" % tag, rc == EBADMSG and out == b"")
+    plain = os.urandom(size - 11)
+    pf = write(d, "kplain%d" % bits, plain)
+    ct = openssl("pkeyutl", "-encrypt", "-pubin", "-inkey", pub_pem, "-in", pf)
+    rc, out, _ = ours("akcipher", alg, "decrypt", "priv", v0, write(d, "kpct%d" % bits, ct))
+    result("%s pkcs1pad decrypt, n/e/d key (version 0): openssl's ciphertext" % tag,
+           rc == 0 and out == plain)
+    rc, ct, _ = ours("akcipher", alg, "encrypt", "pub", pub, pf)
+    dec = openssl("pkeyutl", "-decrypt", "-inkey", key, "-in", write(d, "kpct2%d" % bits, ct)) \
+        if rc == 0 else b""
+    result("%s pkcs1pad encrypt of k - 11 bytes: openssl pkeyutl -decrypt recovers it" % tag,
+           dec == plain)
+    rc, _, _ = ours("akcipher", alg, "encrypt", "pub", pub, write(d, "klong%d" % bits, plain + b"x"))
+    result("%s pkcs1pad encrypt of k - 10 bytes: EOVERFLOW" % tag, rc == EOVERFLOW)
+
+    # What rsa_helper.c, rsa.c and asn1_ber_decoder() refuse.
+    nb = n.to_bytes(size, "big")
+    bad_keys = [
+        ("priv", "d empty (rsa_get_d)", EINVAL,
+         der_seq(der_int(0), der_int(n), der_int(e), tlv(0x02, b""), zeros)),
+        ("priv", "a CRT field longer than n (rsa_get_p)", EINVAL,
+         der_seq(der_int(0), der_int(n), der_int(e), der_int(dd), der_int(1, size + 2),
+                 der_int(0) * 4)),
+        ("pub", "e longer than n (rsa_get_e)", EINVAL, der_seq(der_int(n), der_int(e, size + 2))),
+        ("pub", "a %d-bit n (rsa_check_key_length)" % (bits - 8), EINVAL,
+         der_seq(der_int(nb[1:]), der_int(e))),
+        ("pub", "n as an OCTET STRING: EBADMSG", EBADMSG, der_seq(tlv(0x04, nb), der_int(e))),
+        ("pub", "a third INTEGER: EBADMSG", EBADMSG, der_seq(der_int(n), der_int(e), der_int(e))),
+        ("priv", "cut short: EBADMSG", EBADMSG, open(ned, "rb").read()[:-20]),
+    ]
+    for i, (kt, what, want, blob) in enumerate(bad_keys):
+        rc, out, _ = ours("akcipher", "rsa", "encrypt", kt, write(d, "kbadkey%d" % i, blob), blk)
+        result("%s setkey, %s: %s" % (tag, what, errno.errorcode.get(want)), rc == want and out == b"")
+
+
+def dh_spki(p, g, y):
+    """SubjectPublicKeyInfo of a PKCS#3 DH public key, for openssl -peerkey."""
+    oid = bytes.fromhex("06092a864886f70d010301")	# dhKeyAgreement
+    return der_seq(der_seq(oid, der_seq(der_int(p), der_int(g))), tlv(0x03, b"\0" + der_int(y)))
+
+
+def kernel_dh_tests(d):
+    ppem = os.path.join(d, "kdhp.pem")
+    openssl("genpkey", "-genparam", "-algorithm", "DH", "-pkeyopt", "group:ffdhe3072", "-out", ppem)
+    p, g = der_ints(openssl("dhparam", "-in", ppem, "-outform", "DER"))
+    a, a_pub, a_text = kpp_pair(d, "kdha", ["-paramfile", ppem])
+    b, b_pub, b_text = kpp_pair(d, "kdhb", ["-paramfile", ppem])
+    xa = write(d, "kxa", text_field(a_text, "private-key"))
+    ya = int.from_bytes(text_field(a_text, "public-key"), "big")
+    yb = write(d, "kyb", text_field(b_text, "public-key").lstrip(b"\0"))
+    ref = openssl("pkeyutl", "-derive", "-inkey", a, "-peerkey", b_pub)
+    forms = [
+        ("SEQUENCE { p, g }", der_seq(der_int(p), der_int(g))),
+        ("with privateValueLength", der_seq(der_int(p), der_int(g), der_int(275))),
+        ("non-minimal INTEGERs", der_seq(der_int(p, 400), der_int(g, 3))),
+        ("indefinite length (BER)", der_seq(der_int(p), der_int(g), indef=True)),
+    ]
+    for i, (what, blob) in enumerate(forms):
+        params = write(d, "kdhparams%d" % i, blob)
+        rc, out, err = ours("dh", "dh", params, xa)
+        result("dh PKCS#3 %s: answers 384; openssl's public key" % what,
+               rc == 0 and "params 384" in err and out == ya.to_bytes(384, "big"))
+        rc, ss, _ = ours("dh", "dh", params, xa, yb)
+        result("dh PKCS#3 %s: openssl pkeyutl -derive's secret" % what,
+               rc == 0 and ss.lstrip(b"\0") == ref.lstrip(b"\0") and len(ss) == 384)
+    params = os.path.join(d, "kdhparams0")
+    rc, out, _ = ours("dh", "dh", params, "-", yb)
+    ok = rc == 0 and len(out) == 768
+    if ok:
+        peer = write(d, "kdhours", dh_spki(p, g, int.from_bytes(out[:384], "big")))
+        ref2 = openssl("pkeyutl", "-derive", "-inkey", b, "-peerkey", peer, "-peerform", "DER")
+        ok = out[384:].lstrip(b"\0") == ref2.lstrip(b"\0")
+    result("dh generated key: its public key and secret agree with openssl pkeyutl -derive", ok)
+
+    pb = p.to_bytes(384, "big")
+    bad = [
+        ("a 1024-bit p (dh_check_params_length)", EINVAL, der_seq(der_int(pb[:128]), der_int(g))),
+        ("g longer than p (dh_get_g)", EINVAL, der_seq(der_int(p), der_int(g, 390))),
+        ("no g", EINVAL, der_seq(der_int(p))),
+        ("p as an OCTET STRING", EBADMSG, der_seq(tlv(0x04, pb), der_int(g))),
+        ("a fourth INTEGER", EBADMSG, der_seq(der_int(p), der_int(g), der_int(1), der_int(1))),
+    ]
+    for i, (what, want, blob) in enumerate(bad):
+        rc, _, err = ours("dh", "dh", write(d, "kdhbad%d" % i, blob), xa)
+        result("dh PKCS#3 %s: %s at ALG_SET_DH_PARAMETERS" % (what, errno.errorcode.get(want)),
+               rc == want and "setparam" in err)
+
+
+def kernel_ecdh_generated(d, alg, curve, cid, n):
+    b, b_pub, b_text = kpp_pair(d, alg + "gb", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:" + curve])
+    qb = write(d, alg + "gqb", text_field(b_text, "pub")[1:])
+    rc, out, _ = ours("ecdh", alg, str(cid), "-", qb)
+    ok = rc == 0 and len(out) == 3 * n
+    if ok:
+        spki = openssl("pkey", "-in", b, "-pubout", "-outform", "DER")
+        peer = write(d, alg + "gours", spki[:-2 * n] + out[:2 * n])
+        ref = openssl("pkeyutl", "-derive", "-inkey", b, "-peerkey", peer, "-peerform", "DER")
+        ok = out[2 * n:] == ref
+    result("%s generated key: its X || Y and secret agree with openssl pkeyutl -derive" % alg, ok)
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         rsa_tests(d)
@@ -190,6 +392,11 @@ def main():
         dh_tests(d)
         ecdh_tests(d, "ecdh-nist-p256", "P-256", 2, 32)
         ecdh_tests(d, "ecdh-nist-p384", "P-384", 3, 48)
+        kernel_rsa_tests(d, 2048)
+        kernel_rsa_tests(d, 1024)
+        kernel_dh_tests(d)
+        kernel_ecdh_generated(d, "ecdh-nist-p256", "P-256", 2, 32)
+        kernel_ecdh_generated(d, "ecdh-nist-p384", "P-384", 3, 48)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
