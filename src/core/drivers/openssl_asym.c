@@ -182,6 +182,20 @@ static int nonzero_random(uint8_t *p, size_t n)
 	return 0;
 }
 
+/* The encoded message em (UALG_AKCIPHER_MAX_OUT bytes, of which the
+ * modulus' size are used) through the raw operation unless r already
+ * says it failed; em is wiped. */
+static int em_exp(const struct pkey_ctx *c, bool private_op, uint8_t *em, int r, uint8_t *dst,
+		  size_t *dlen)
+{
+	if (!r)
+		r = rsa_exp(c, private_op, em, c->size, dst);
+	ualg_wipe(em, UALG_AKCIPHER_MAX_OUT);
+	if (!r)
+		*dlen = c->size;
+	return r;
+}
+
 /* EM = 0x00 || 0x02 || PS || 0x00 || M, then m^e. */
 static int pkcs1pad_encrypt(struct pkey_ctx *c, const uint8_t *src, size_t slen, uint8_t *dst,
 			    size_t *dlen)
@@ -196,12 +210,7 @@ static int pkcs1pad_encrypt(struct pkey_ctx *c, const uint8_t *src, size_t slen,
 	int r = nonzero_random(em + 2, ps);
 	em[2 + ps] = 0x00;
 	memcpy(em + 3 + ps, src, slen);
-	if (!r)
-		r = rsa_exp(c, false, em, c->size, dst);
-	ualg_wipe(em, sizeof(em));
-	if (!r)
-		*dlen = c->size;
-	return r;
+	return em_exp(c, false, em, r, dst, dlen);
 }
 
 /* c^d, then the encoding checked as pkcs1pad_decrypt_complete(): EINVAL
@@ -253,11 +262,7 @@ static int pkcs1pad_sign(struct pkey_ctx *c, const uint8_t *src, size_t slen, ui
 	em[c->size - tlen - 1] = 0x00;
 	memcpy(em + c->size - tlen, sha256_prefix, sizeof(sha256_prefix));
 	memcpy(em + c->size - slen, src, slen);
-	int r = rsa_exp(c, true, em, c->size, dst);
-	ualg_wipe(em, sizeof(em));
-	if (!r)
-		*dlen = c->size;
-	return r;
+	return em_exp(c, true, em, 0, dst, dlen);
 }
 
 /* Verification recovers the DigestInfo; given the signature alone the
