@@ -270,6 +270,10 @@ def kernel_rsa_tests(d, bits):
     indef = der_seq(der_int(0), der_int(n), der_int(e), der_int(dd), zeros, indef=True)
     rc, out, _ = ours("akcipher", "rsa", "sign", "priv", write(d, "kind%d" % bits, indef), blk)
     result("%s: an indefinite-length (BER) private key signs alike" % tag, rc == 0 and out == ref)
+    tail = write(d, "ktail%d" % bits, open(ned, "rb").read() + b"\x05\x00junk")
+    rc, out, _ = ours("akcipher", "rsa", "sign", "priv", tail, blk)
+    result("%s: bytes after the key's SEQUENCE are ignored, as asn1_ber_decoder() does" % tag,
+           rc == 0 and out == ref)
 
     alg = "pkcs1pad(rsa,sha256)"
     msg = write(d, "kmsg%d" % bits, os.urandom(100))
