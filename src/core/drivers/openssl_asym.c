@@ -21,6 +21,7 @@
 struct pkey_ctx {
 	EVP_PKEY *pkey;
 	BIGNUM *n, *e, *d;	/* rsa: the key as the kernel keeps it */
+	BN_MONT_CTX *mont;	/* rsa: Montgomery form of an odd n */
 	bool priv;		/* the private half is there */
 	unsigned size;		/* kpp: output size; akcipher: modulus bytes */
 };
@@ -30,7 +31,9 @@ static void rsa_clear(struct pkey_ctx *c)
 	BN_free(c->n);
 	BN_free(c->e);
 	BN_clear_free(c->d);
+	BN_MONT_CTX_free(c->mont);
 	c->n = c->e = c->d = NULL;
+	c->mont = NULL;
 	c->priv = false;
 	c->size = 0;
 }
@@ -95,6 +98,16 @@ static int rsa_set_key(struct ualg_tfm *tfm, const uint8_t *key, size_t len, boo
 		rsa_clear(c);
 		return -EINVAL;
 	}
+	BN_CTX *bc = BN_is_odd(c->n) ? BN_CTX_new() : NULL;
+	if (bc && (c->mont = BN_MONT_CTX_new()) && !BN_MONT_CTX_set(c->mont, c->n, bc)) {
+		BN_MONT_CTX_free(c->mont);
+		c->mont = NULL;
+	}
+	BN_CTX_free(bc);
+	if (BN_is_odd(c->n) && !c->mont) {
+		rsa_clear(c);
+		return -ENOMEM;
+	}
 	c->size = (unsigned)BN_num_bytes(c->n);
 	c->priv = priv;
 	return 0;
@@ -125,10 +138,12 @@ static int rsa_exp(const struct pkey_ctx *c, bool private_op, const uint8_t *in,
 		r = -EINVAL;
 		if (BN_cmp(x, c->n) < 0) {
 			int ok;
-			if (private_op && BN_is_odd(c->n)) {
+			if (private_op && c->mont) {
 				BN_with_flags(d, c->d, BN_FLG_CONSTTIME);
-				ok = BN_mod_exp_mont_consttime(y, x, d, c->n, bc, NULL);
-			} else {
+				ok = BN_mod_exp_mont_consttime(y, x, d, c->n, bc, c->mont);
+			} else if (c->mont) {
+				ok = BN_mod_exp_mont(y, x, c->e, c->n, bc, c->mont);
+			} else {	/* an even n: no Montgomery form */
 				ok = BN_mod_exp(y, x, private_op ? c->d : c->e, c->n, bc);
 			}
 			r = ok && BN_bn2binpad(y, out, (int)c->size) == (int)c->size ? 0 : -ENOMEM;
