@@ -332,8 +332,18 @@ unsigned ualg_kpp_max_size(const struct ualg_tfm *tfm);
 int ualg_kpp_gen_pubkey(struct ualg_tfm *tfm, uint8_t *dst, size_t *dlen);
 int ualg_kpp_compute_ss(struct ualg_tfm *tfm, const uint8_t *peer, size_t plen, uint8_t *dst,
 			size_t *dlen);
-/* PKCS#3 DHParameter (DER SEQUENCE { prime, base [, length] }) into the
- * big-endian p and g, each at most UALG_DH_MAX_BYTES; 0 or -EINVAL. */
+/* The kernel's key formats (asym_keys.c), BER as lib/asn1_decoder.c reads
+ * them.  An RSA key: RSAPrivateKey (priv) or RSAPublicKey; the INTEGERs'
+ * contents as they are (unsigned big-endian), NULL where missing; 0,
+ * -EBADMSG (malformed) or -EINVAL (a value rsa_helper.c refuses). */
+struct ualg_rsa_raw_key {
+	const uint8_t *n, *e, *d;
+	size_t n_len, e_len, d_len;
+};
+int ualg_rsa_parse_key(const uint8_t *key, size_t len, bool priv, struct ualg_rsa_raw_key *k);
+/* PKCS#3 DHParameter (SEQUENCE { prime, base [, privateValueLength] })
+ * into the big-endian p and g without leading zeros, each at most
+ * UALG_DH_MAX_BYTES; 0, -EBADMSG or -EINVAL. */
 #define UALG_DH_MAX_BYTES 1024
 int ualg_dh_decode_params(const uint8_t *der, size_t len, uint8_t *p, size_t *plen, uint8_t *g,
 			  size_t *glen);

@@ -11,7 +11,8 @@
  *   kcapi-asym dh ALG PARAMS.der PRIV [PEERPUB]     (kcapi_kpp_dh_setparam_pkcs3)
  *   kcapi-asym ecdh ALG CURVE_ID PRIV [PEERPUB]     (kcapi_kpp_ecdh_setcurve)
  *       PRIV "-": an empty key (generated); without PEERPUB the public key
- *       (kcapi_kpp_keygen), with it the shared secret (kcapi_kpp_ssgen).
+ *       (kcapi_kpp_keygen), with it the shared secret (kcapi_kpp_ssgen);
+ *       a generated key with PEERPUB: the public key, then the secret.
  */
 #include <errno.h>
 #include <linux/if_alg.h>
@@ -152,10 +153,10 @@ static int do_kpp(bool dh, char **argv, int argc)
 	if (strcmp(argv[2], "-"))
 		key = slurp(argv[2], &len);
 	fprintf(stderr, "maxsize %d\n", setopt(tfmfd, ALG_SET_KEY, key, len, "setkey"));
-	if (argc < 4) {
+	if (argc < 4 || !key)
 		one_op(opfd, ALG_OP_KEYGEN, NULL, 0);
+	if (argc < 4)
 		return 0;
-	}
 	uint8_t *peer = slurp(argv[3], &len);
 	one_op(opfd, ALG_OP_SSGEN, peer, len);
 	return 0;

@@ -54,7 +54,8 @@ static void test_bad_keys(void)
 	static const uint8_t junk[] = { 0x30, 0x03, 0x02, 0x01, 0x00 };
 	struct ualg_tfm *rsa = tfm_of(UALG_ALG_AKCIPHER, "rsa");
 	ok(rsa && ualg_tfm_setkey(rsa, junk, sizeof(junk)) == -EINVAL, "rsa: a bad private key is EINVAL");
-	ok(rsa && ualg_akcipher_set_pub_key(rsa, junk, 2) == -EINVAL, "rsa: a cut public key is EINVAL");
+	ok(rsa && ualg_akcipher_set_pub_key(rsa, junk, 2) == -EBADMSG,
+	   "rsa: a cut public key is EBADMSG (asn1_ber_decoder)");
 	uint8_t out[64];
 	size_t n = sizeof(out);
 	ok(rsa && ualg_akcipher_run(rsa, UALG_AK_ENCRYPT, junk, 1, out, &n) == -EINVAL,
@@ -86,6 +87,48 @@ static void test_bad_keys(void)
 	dsec[8] = 200;
 	ok(dh && ualg_tfm_setkey(dh, dsec, sizeof(dsec)) == -EINVAL, "dh: sizes past the buffer are EINVAL");
 	ualg_tfm_free(dh);
+}
+
+/* The kernel's BER reading (asym_keys.c), as lib/asn1_decoder.c answers:
+ * what each engine's akcipher and kpp sockets get from the core. */
+static void test_key_formats(void)
+{
+	struct ualg_rsa_raw_key k;
+	/* SEQUENCE { version 7, n 0x00c5, e 3, d 9 }, the CRT fields missing:
+	 * matches past the end are skipped. */
+	static const uint8_t short_priv[] = { 0x30, 0x0d, 0x02, 0x01, 0x07, 0x02, 0x02, 0x00, 0xc5,
+					      0x02, 0x01, 0x03, 0x02, 0x01, 0x09 };
+	ok(!ualg_rsa_parse_key(short_priv, sizeof(short_priv), true, &k) && k.n_len == 2 &&
+	   k.n[1] == 0xc5 && k.e_len == 1 && k.e[0] == 3 && k.d_len == 1 && k.d[0] == 9,
+	   "rsa key: n, e, d found; missing CRT fields skipped");
+	ok(ualg_rsa_parse_key(short_priv, 0, true, &k) == -EBADMSG, "rsa key: nothing is EBADMSG");
+	static uint8_t big[65536];
+	ok(ualg_rsa_parse_key(big, sizeof(big), false, &k) == -EMSGSIZE, "rsa key: 64 KiB is EMSGSIZE");
+	static const uint8_t long_tag[] = { 0x30, 0x04, 0x1f, 0x02, 0x01, 0x05 };
+	ok(ualg_rsa_parse_key(long_tag, sizeof(long_tag), false, &k) == -EBADMSG,
+	   "rsa key: a long tag is EBADMSG");
+	static const uint8_t len3[] = { 0x30, 0x83, 0x00, 0x00, 0x03, 0x02, 0x01, 0x05 };
+	ok(ualg_rsa_parse_key(len3, sizeof(len3), false, &k) == -EBADMSG,
+	   "rsa key: a 3-byte length is EBADMSG");
+	static const uint8_t indef_int[] = { 0x30, 0x06, 0x02, 0x80, 0x05, 0x00, 0x00, 0x00 };
+	ok(ualg_rsa_parse_key(indef_int, sizeof(indef_int), false, &k) == -EBADMSG,
+	   "rsa key: an indefinite-length INTEGER is EBADMSG");
+	static const uint8_t empty_n[] = { 0x30, 0x05, 0x02, 0x00, 0x02, 0x01, 0x03 };
+	ok(ualg_rsa_parse_key(empty_n, sizeof(empty_n), false, &k) == -EINVAL,
+	   "rsa key: an empty n is EINVAL (rsa_get_n)");
+
+	uint8_t p[UALG_DH_MAX_BYTES], g[UALG_DH_MAX_BYTES], der[300] = { 0x30, 0x82, 0x01, 0x0b,
+									  0x02, 0x82, 0x01, 0x01 };
+	size_t plen = 0, glen = 0;
+	/* p: 64 zero octets, then 193 of 0xff (1544 bits), g = 2, then a
+	 * privateValueLength; an OCTET STRING in its place is refused. */
+	memset(der + 8 + 64, 0xff, 193);
+	memcpy(der + 265, (const uint8_t[]){ 0x02, 0x01, 0x02, 0x02, 0x01, 0xe0 }, 6);
+	ok(!ualg_dh_decode_params(der, 4 + 0x10b, p, &plen, g, &glen) && plen == 193 && glen == 1 &&
+	   g[0] == 2, "dh PKCS#3: p without its zeros, g, privateValueLength ignored");
+	der[268] = 0x04;
+	ok(ualg_dh_decode_params(der, 4 + 0x10b, p, &plen, g, &glen) == -EBADMSG,
+	   "dh PKCS#3: an OCTET STRING after g is EBADMSG");
 }
 
 /* 64 MiB of zeros deflated: 64 KiB of stream that must not be decoded
@@ -123,6 +166,7 @@ int main(void)
 	ok(ualg_core_init() == 0, "core init");
 	test_selftests();
 	test_bad_keys();
+	test_key_formats();
 	test_bomb();
 	ualg_core_exit();
 	return tap_done();

@@ -12,17 +12,31 @@
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
+#include <openssl/dh.h>
 #include <openssl/ec.h>
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
-#include <openssl/rsa.h>
-#include <openssl/x509.h>
+#include <openssl/rand.h>
 
 struct pkey_ctx {
 	EVP_PKEY *pkey;
+	BIGNUM *n, *e, *d;	/* rsa: the key as the kernel keeps it */
+	BN_MONT_CTX *mont;	/* rsa: Montgomery form of an odd n */
 	bool priv;		/* the private half is there */
 	unsigned size;		/* kpp: output size; akcipher: modulus bytes */
 };
+
+static void rsa_clear(struct pkey_ctx *c)
+{
+	BN_free(c->n);
+	BN_free(c->e);
+	BN_clear_free(c->d);
+	BN_MONT_CTX_free(c->mont);
+	c->n = c->e = c->d = NULL;
+	c->mont = NULL;
+	c->priv = false;
+	c->size = 0;
+}
 
 static void pkey_exit_tfm(struct ualg_tfm *tfm)
 {
@@ -30,6 +44,7 @@ static void pkey_exit_tfm(struct ualg_tfm *tfm)
 
 	EVP_PKEY_free(c->pkey);
 	c->pkey = NULL;
+	rsa_clear(c);
 }
 
 static void pkey_replace(struct pkey_ctx *c, EVP_PKEY *k, bool priv, unsigned size)
@@ -57,20 +72,44 @@ static bool rsa_size_ok(unsigned bytes)
 	return false;
 }
 
-/* The whole buffer must be one DER structure of the expected kind. */
+/* rsa_set_priv_key(), rsa_set_pub_key(): n, e and (private) d as
+ * rsa_helper.c finds them, whatever the version and the CRT fields; the
+ * old key is gone first, whatever the new one's fate. */
 static int rsa_set_key(struct ualg_tfm *tfm, const uint8_t *key, size_t len, bool priv)
 {
-	const unsigned char *p = key;
+	struct pkey_ctx *c = tfm->ctx;
+	struct ualg_rsa_raw_key raw;
 
-	if (len > 16384)
-		return -EINVAL;
-	EVP_PKEY *k = priv ? d2i_PrivateKey(EVP_PKEY_RSA, NULL, &p, (long)len)
-			   : d2i_PublicKey(EVP_PKEY_RSA, NULL, &p, (long)len);
-	if (!k || p != key + len || !rsa_size_ok((unsigned)EVP_PKEY_get_size(k))) {
-		EVP_PKEY_free(k);
+	rsa_clear(c);
+	int r = ualg_rsa_parse_key(key, len, priv, &raw);
+	if (r)
+		return r;
+	c->n = BN_bin2bn(raw.n, (int)raw.n_len, NULL);
+	c->e = BN_bin2bn(raw.e, (int)raw.e_len, NULL);
+	if (priv && (c->d = BN_secure_new()) && !BN_bin2bn(raw.d, (int)raw.d_len, c->d)) {
+		BN_clear_free(c->d);
+		c->d = NULL;
+	}
+	if (!c->n || !c->e || (priv && !c->d)) {
+		rsa_clear(c);
+		return -ENOMEM;
+	}
+	if (!rsa_size_ok((unsigned)BN_num_bytes(c->n))) {
+		rsa_clear(c);
 		return -EINVAL;
 	}
-	pkey_replace(tfm->ctx, k, priv, (unsigned)EVP_PKEY_get_size(k));
+	BN_CTX *bc = BN_is_odd(c->n) ? BN_CTX_new() : NULL;
+	if (bc && (c->mont = BN_MONT_CTX_new()) && !BN_MONT_CTX_set(c->mont, c->n, bc)) {
+		BN_MONT_CTX_free(c->mont);
+		c->mont = NULL;
+	}
+	BN_CTX_free(bc);
+	if (BN_is_odd(c->n) && !c->mont) {
+		rsa_clear(c);
+		return -ENOMEM;
+	}
+	c->size = (unsigned)BN_num_bytes(c->n);
+	c->priv = priv;
 	return 0;
 }
 
@@ -84,66 +123,57 @@ static int rsa_set_pub_key(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
 	return rsa_set_key(tfm, key, len, false);
 }
 
-/* One EVP_PKEY operation with the given padding; NULL md: the input is
- * taken as it is (a DigestInfo already in front for pkcs1pad's sign). */
-static int evp_op(struct pkey_ctx *c, enum ualg_akcipher_op op, int padding,
-		  const uint8_t *src, size_t slen, uint8_t *dst, size_t *dlen)
+/* RSAEP/RSAVP1 (x^e mod n) or RSADP/RSASP1 (x^d mod n) of rsa.c, with
+ * libcrypto's modular exponentiation (constant time for d): the input,
+ * any length up to the modulus', must be below n (EINVAL); the output has
+ * the modulus' size. */
+static int rsa_exp(const struct pkey_ctx *c, bool private_op, const uint8_t *in, size_t inlen,
+		   uint8_t *out)
 {
-	EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_pkey(NULL, c->pkey, NULL);
-	int ok = 0;
+	BN_CTX *bc = BN_CTX_secure_new();
+	BIGNUM *x = BN_secure_new(), *y = BN_secure_new(), *d = BN_new();
+	int r = -ENOMEM;
 
-	if (!pc)
-		return -ENOMEM;
-	switch (op) {
-	case UALG_AK_ENCRYPT:
-		ok = EVP_PKEY_encrypt_init(pc) > 0 && EVP_PKEY_CTX_set_rsa_padding(pc, padding) > 0 &&
-		     EVP_PKEY_encrypt(pc, dst, dlen, src, slen) > 0;
-		break;
-	case UALG_AK_DECRYPT:
-		ok = EVP_PKEY_decrypt_init(pc) > 0 && EVP_PKEY_CTX_set_rsa_padding(pc, padding) > 0 &&
-		     EVP_PKEY_decrypt(pc, dst, dlen, src, slen) > 0;
-		break;
-	case UALG_AK_SIGN:
-		ok = EVP_PKEY_sign_init(pc) > 0 && EVP_PKEY_CTX_set_rsa_padding(pc, padding) > 0 &&
-		     EVP_PKEY_sign(pc, dst, dlen, src, slen) > 0;
-		break;
-	case UALG_AK_VERIFY:
-		ok = EVP_PKEY_verify_recover_init(pc) > 0 &&
-		     EVP_PKEY_CTX_set_rsa_padding(pc, padding) > 0 &&
-		     EVP_PKEY_verify_recover(pc, dst, dlen, src, slen) > 0;
-		break;
+	if (bc && x && y && d && BN_bin2bn(in, (int)inlen, x)) {
+		r = -EINVAL;
+		if (BN_cmp(x, c->n) < 0) {
+			int ok;
+			if (private_op && c->mont) {
+				BN_with_flags(d, c->d, BN_FLG_CONSTTIME);
+				ok = BN_mod_exp_mont_consttime(y, x, d, c->n, bc, c->mont);
+			} else if (c->mont) {
+				ok = BN_mod_exp_mont(y, x, c->e, c->n, bc, c->mont);
+			} else {	/* an even n: no Montgomery form */
+				ok = BN_mod_exp(y, x, private_op ? c->d : c->e, c->n, bc);
+			}
+			r = ok && BN_bn2binpad(y, out, (int)c->size) == (int)c->size ? 0 : -ENOMEM;
+		}
 	}
-	EVP_PKEY_CTX_free(pc);
-	return ok ? 0 : -EBADMSG;
+	BN_free(d);
+	BN_clear_free(x);
+	BN_clear_free(y);
+	BN_CTX_free(bc);
+	return r;
 }
 
 /* Textbook RSA: encrypt and verify are m^e, decrypt and sign c^d, over
- * inputs up to the modulus size (zero-extended), as rsa_enc()/rsa_dec(). */
+ * inputs up to the modulus size, as rsa_enc()/rsa_dec(). */
 static int rsa_run(struct ualg_tfm *tfm, enum ualg_akcipher_op op, const uint8_t *src,
 		   size_t slen, uint8_t *dst, size_t *dlen)
 {
 	struct pkey_ctx *c = tfm->ctx;
 	const bool private_op = op == UALG_AK_DECRYPT || op == UALG_AK_SIGN;
-	uint8_t in[UALG_AKCIPHER_MAX_OUT];
 
-	if (private_op && !c->priv)
+	if (!c->n || (private_op && !c->priv))
 		return -EINVAL;
 	if (slen > c->size)
 		return -EINVAL;
 	if (*dlen < c->size)
 		return -EOVERFLOW;
-	memset(in, 0, c->size - slen);
-	memcpy(in + c->size - slen, src, slen);
-	/* No padding: sign is the raw private operation (RSA_private_encrypt
-	 * with RSA_NO_PADDING), verify the raw public one. */
-	size_t n = c->size;
-	int r = evp_op(c, private_op ? UALG_AK_DECRYPT : UALG_AK_ENCRYPT, RSA_NO_PADDING, in,
-		       c->size, dst, &n);
-	ualg_wipe(in, sizeof(in));
-	if (r)
-		return -EINVAL;	/* the input is not below the modulus */
-	*dlen = n;
-	return 0;
+	int r = rsa_exp(c, private_op, src, slen, dst);
+	if (!r)
+		*dlen = c->size;
+	return r;
 }
 
 /* RFC 8017 section 9.2, note 1: the DER DigestInfo prefix of SHA-256. */
@@ -153,41 +183,123 @@ static const uint8_t sha256_prefix[] = {
 };
 #define SHA256_SIZE 32
 
+/* pkcs1pad is a template over rsa (rsa-pkcs1pad.c): the encoding of RFC
+ * 8017 7.2.1 / 9.2 around the raw operation above.  The padding string
+ * of encryption: nonzero random octets from libcrypto's generator. */
+static int nonzero_random(uint8_t *p, size_t n)
+{
+	if (RAND_bytes(p, (int)n) != 1)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		while (!p[i])
+			if (RAND_bytes(p + i, 1) != 1)
+				return -ENOMEM;
+	return 0;
+}
+
+/* The encoded message em (UALG_AKCIPHER_MAX_OUT bytes, of which the
+ * modulus' size are used) through the raw operation unless r already
+ * says it failed; em is wiped. */
+static int em_exp(const struct pkey_ctx *c, bool private_op, uint8_t *em, int r, uint8_t *dst,
+		  size_t *dlen)
+{
+	if (!r)
+		r = rsa_exp(c, private_op, em, c->size, dst);
+	ualg_wipe(em, UALG_AKCIPHER_MAX_OUT);
+	if (!r)
+		*dlen = c->size;
+	return r;
+}
+
+/* EM = 0x00 || 0x02 || PS || 0x00 || M, then m^e. */
+static int pkcs1pad_encrypt(struct pkey_ctx *c, const uint8_t *src, size_t slen, uint8_t *dst,
+			    size_t *dlen)
+{
+	uint8_t em[UALG_AKCIPHER_MAX_OUT];
+	const size_t ps = c->size - slen - 3;
+
+	if (slen > c->size - 11)
+		return -EOVERFLOW;
+	em[0] = 0x00;
+	em[1] = 0x02;
+	int r = nonzero_random(em + 2, ps);
+	em[2 + ps] = 0x00;
+	memcpy(em + 3 + ps, src, slen);
+	return em_exp(c, false, em, r, dst, dlen);
+}
+
+/* c^d, then the encoding checked as pkcs1pad_decrypt_complete(): EINVAL
+ * for anything but 0x00 0x02, eight or more nonzero octets and 0x00. */
+static int pkcs1pad_decrypt(struct pkey_ctx *c, const uint8_t *src, size_t slen, uint8_t *dst,
+			    size_t *dlen)
+{
+	uint8_t em[UALG_AKCIPHER_MAX_OUT];
+	size_t pos = 2;
+
+	if (!c->priv || slen != c->size)
+		return -EINVAL;
+	int r = rsa_exp(c, true, src, slen, em);
+	if (!r) {
+		while (pos < c->size && em[pos])
+			pos++;
+		if (em[0] || em[1] != 0x02 || pos < 10 || pos == c->size)
+			r = -EINVAL;
+	}
+	if (!r) {
+		const size_t mlen = c->size - pos - 1;
+		if (*dlen < mlen) {
+			r = -EOVERFLOW;
+		} else {
+			memcpy(dst, em + pos + 1, mlen);
+			*dlen = mlen;
+		}
+	}
+	ualg_wipe(em, sizeof(em));
+	return r;
+}
+
 /* pkcs1pad(rsa,sha256) signing: the input is the digest (any length, as
- * pkcs1pad_sign() does not check it), signed behind the DigestInfo. */
+ * pkcs1pad_sign() does not check it), signed behind the DigestInfo:
+ * EM = 0x00 || 0x01 || 0xff... || 0x00 || DigestInfo || digest, then EM^d. */
 static int pkcs1pad_sign(struct pkey_ctx *c, const uint8_t *src, size_t slen, uint8_t *dst,
 			 size_t *dlen)
 {
-	uint8_t in[UALG_AKCIPHER_MAX_OUT];
+	uint8_t em[UALG_AKCIPHER_MAX_OUT];
+	const size_t tlen = sizeof(sha256_prefix) + slen;
 
 	if (!c->priv)
 		return -EINVAL;
-	if (slen + sizeof(sha256_prefix) > c->size - 11)
+	if (tlen > c->size - 11)
 		return -EOVERFLOW;
-	memcpy(in, sha256_prefix, sizeof(sha256_prefix));
-	memcpy(in + sizeof(sha256_prefix), src, slen);
-	int r = evp_op(c, UALG_AK_SIGN, RSA_PKCS1_PADDING, in, sizeof(sha256_prefix) + slen,
-		       dst, dlen);
-	ualg_wipe(in, sizeof(in));
-	return r ? -EINVAL : 0;
+	em[0] = 0x00;
+	em[1] = 0x01;
+	memset(em + 2, 0xff, c->size - tlen - 3);
+	em[c->size - tlen - 1] = 0x00;
+	memcpy(em + c->size - tlen, sha256_prefix, sizeof(sha256_prefix));
+	memcpy(em + c->size - slen, src, slen);
+	return em_exp(c, true, em, 0, dst, dlen);
 }
 
 /* Verification recovers the DigestInfo; given the signature alone the
- * digest is the answer, given signature || digest the two are compared. */
+ * digest is the answer, given signature || digest the two are compared.
+ * Anything but a well-formed encoding of a SHA-256 digest is EBADMSG. */
 static int pkcs1pad_verify(struct pkey_ctx *c, const uint8_t *src, size_t slen, uint8_t *dst,
 			   size_t *dlen)
 {
-	uint8_t rec[UALG_AKCIPHER_MAX_OUT];
-	size_t n = sizeof(rec);
+	uint8_t em[UALG_AKCIPHER_MAX_OUT];
+	const size_t tlen = sizeof(sha256_prefix) + SHA256_SIZE;
 
 	if (slen != c->size && slen != c->size + SHA256_SIZE)
 		return -EINVAL;
-	if (evp_op(c, UALG_AK_VERIFY, RSA_PKCS1_PADDING, src, c->size, rec, &n))
+	if (rsa_exp(c, false, src, c->size, em))
 		return -EBADMSG;
-	if (n != sizeof(sha256_prefix) + SHA256_SIZE ||
-	    memcmp(rec, sha256_prefix, sizeof(sha256_prefix)))
+	size_t pos = 2;
+	while (pos < c->size && em[pos] == 0xff)
+		pos++;
+	if (em[0] || em[1] != 0x01 || pos < 10 || pos == c->size || em[pos] ||
+	    c->size - pos - 1 != tlen || memcmp(em + pos + 1, sha256_prefix, sizeof(sha256_prefix)))
 		return -EBADMSG;
-	const uint8_t *digest = rec + sizeof(sha256_prefix);
+	const uint8_t *digest = em + c->size - SHA256_SIZE;
 	if (slen > c->size) {
 		*dlen = 0;
 		return ualg_memneq(digest, src + c->size, SHA256_SIZE) ? -EBADMSG : 0;
@@ -204,17 +316,15 @@ static int pkcs1pad_run(struct ualg_tfm *tfm, enum ualg_akcipher_op op, const ui
 {
 	struct pkey_ctx *c = tfm->ctx;
 
+	if (!c->n)
+		return -EINVAL;
 	if (*dlen < c->size && op != UALG_AK_VERIFY)
 		return -EOVERFLOW;
 	switch (op) {
 	case UALG_AK_ENCRYPT:
-		if (slen > c->size - 11)
-			return -EOVERFLOW;
-		return evp_op(c, op, RSA_PKCS1_PADDING, src, slen, dst, dlen) ? -EINVAL : 0;
+		return pkcs1pad_encrypt(c, src, slen, dst, dlen);
 	case UALG_AK_DECRYPT:
-		if (!c->priv || slen != c->size)
-			return -EINVAL;
-		return evp_op(c, op, RSA_PKCS1_PADDING, src, slen, dst, dlen);
+		return pkcs1pad_decrypt(c, src, slen, dst, dlen);
 	case UALG_AK_SIGN:
 		return pkcs1pad_sign(c, src, slen, dst, dlen);
 	case UALG_AK_VERIFY:
@@ -587,29 +697,6 @@ static int ecdh_compute_ss(struct ualg_tfm *tfm, const uint8_t *peer, size_t ple
 	EVP_PKEY_free(pk);
 	if (!r)
 		*dlen = n;
-	return r;
-}
-
-int ualg_dh_decode_params(const uint8_t *der, size_t len, uint8_t *p, size_t *plen, uint8_t *g,
-			  size_t *glen)
-{
-	const unsigned char *in = der;
-	BIGNUM *bp = NULL, *bg = NULL;
-	int r = -EINVAL;
-
-	if (len > 4 * UALG_DH_MAX_BYTES)
-		return -EINVAL;
-	EVP_PKEY *k = d2i_KeyParams(EVP_PKEY_DH, NULL, &in, (long)len);
-	if (k && in == der + len && EVP_PKEY_get_bn_param(k, OSSL_PKEY_PARAM_FFC_P, &bp) &&
-	    EVP_PKEY_get_bn_param(k, OSSL_PKEY_PARAM_FFC_G, &bg) &&
-	    BN_num_bytes(bp) <= UALG_DH_MAX_BYTES && BN_num_bytes(bg) <= UALG_DH_MAX_BYTES) {
-		*plen = (size_t)BN_bn2bin(bp, p);
-		*glen = (size_t)BN_bn2bin(bg, g);
-		r = 0;
-	}
-	BN_free(bp);
-	BN_free(bg);
-	EVP_PKEY_free(k);
 	return r;
 }
 
