@@ -385,6 +385,14 @@ suite_engine() {
 		*) awk -v p="${per%% *}" 'BEGIN { exit !(p != "" && p <= 0.05) }' ;;
 		esac
 		result "system calls per emulated write or read (engine ${UALG_ENGINE:-auto}): ${per%% *}" $?
+		if [ "${UALG_ENGINE:-auto}" != algd ]; then
+			# The administrator's choice: sha256 kept in algd, then back.
+			"$B/src/tools/algctl" engine algd sha256 &&
+				per=$(bash tests/engine/syscalls.sh "$RUN" "$B/tests/engine-test" 2>&1) &&
+				"$B/src/tools/algctl" engine inproc sha256
+			awk -v p="${per%% *}" 'BEGIN { exit !(p != "" && p >= 1.5 && p <= 3.05) }'
+			result "algctl engine algd sha256: sha256 served by algd (${per%% *} system calls per call), then back" $?
+		fi
 	fi
 }
 
