@@ -20,9 +20,14 @@ void ring_set_workers(unsigned n);
 void ring_set_poll_us(unsigned us);
 unsigned ring_poll_us(void);	/* the value set (default 50) */
 
-/* Handles one RING_* request on connection fd, whose ring is *ringp.
- * Returns 0, or -1 when the frame is malformed (drop the connection). */
-int ring_request(struct ring **ringp, int fd, uint16_t type, const uint8_t *body, size_t len);
+struct account;
+
+/* Handles one RING_* request on connection fd, whose ring is *ringp and
+ * whose uid's budgets are acct (account.h: the ring's memory and scratch,
+ * its three fds, and each open transform as a socket).  Returns 0, or -1
+ * when the frame is malformed (drop the connection). */
+int ring_request(struct ring **ringp, int fd, struct account *acct, uint16_t type,
+		 const uint8_t *body, size_t len);
 
 /* The connection ended: its transforms are freed now, the shared memory
  * once its worker has let go of it. */
