@@ -136,6 +136,11 @@ suite "the shim's payload area against a hostile client, and through the shim" \
 suite "named keys (tests/security/keys.py)" "$RUN" python3 tests/security/keys.py \
 	"$B/src/algd/algd" "$B/src/tools/algctl" "$B/src/lib/libualg.so"
 
+# What one uid can make algd hold (memory, key heap, fds, sockets, ring
+# workers and locks), and three uids sharing one algd under attack.
+suite "per-uid resource limits (tests/security/limits.py)" python3 tests/security/limits.py \
+	"$B/src/algd/algd" "$B/tests/ring-attack"
+
 # FIPS mode (algd --fips) against an algd of its own.
 suite "algd --fips: approved algorithms only, as Linux 6.1 with fips=1" env BUILD="$B" bash tests/security/fips.sh
 

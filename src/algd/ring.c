@@ -56,6 +56,7 @@ struct worker;
 
 struct ring {
 	pthread_mutex_t lock;	/* tfms and closed: event loop vs worker */
+	unsigned ctl_waiting;	/* the event loop wants the lock (atomic) */
 	bool closed;		/* transforms gone: serve nothing more */
 	struct ring_tfm tfms[UALG_RING_MAX_TFMS];
 
@@ -449,6 +450,10 @@ static unsigned ring_service(struct ring *r)
 		}
 		pthread_mutex_unlock(&r->lock);
 		i += k;
+		/* A mutex is no queue: let a waiting control request in
+		 * before taking the lock again. */
+		while (__atomic_load_n(&r->ctl_waiting, __ATOMIC_ACQUIRE))
+			sched_yield();
 	}
 	scratch_drop(r);
 	r->sq_head += n;
@@ -641,6 +646,20 @@ static int workers_start(void)
 
 /* ---- control requests (event-loop thread) --------------------------- */
 
+/* The ring's lock for the event loop: the worker, which holds it for one
+ * request or group at a time, steps aside between two. */
+static void ctl_lock(struct ring *r)
+{
+	__atomic_fetch_add(&r->ctl_waiting, 1, __ATOMIC_ACQ_REL);
+	pthread_mutex_lock(&r->lock);
+}
+
+static void ctl_unlock(struct ring *r)
+{
+	pthread_mutex_unlock(&r->lock);
+	__atomic_fetch_sub(&r->ctl_waiting, 1, __ATOMIC_ACQ_REL);
+}
+
 static int reply(int fd, uint16_t type, int32_t result, const void *data, size_t len, int pass_fd)
 {
 	struct iovec part = { (void *)data, len };
@@ -810,9 +829,9 @@ static int open_tfm(struct ring *r, int fd, const char *typename, const char *na
 		t.ivsize = info->ivsize = alg->u.skcipher.ivsize;
 		info->chunksize = alg->u.skcipher.chunksize;
 	}
-	pthread_mutex_lock(&r->lock);
+	ctl_lock(r);
 	r->tfms[id] = t;
-	pthread_mutex_unlock(&r->lock);
+	ctl_unlock(r);
 	r->acct->sockets++;
 	return (int)id;
 }
@@ -856,9 +875,9 @@ static int on_setkey(struct ring *r, int fd, const uint8_t *body, size_t len)
 	if (!err && !ualg_tfm_has_setkey(r->tfms[k.tfm].tfm))
 		err = -ENOPROTOOPT;
 	if (!err) {
-		pthread_mutex_lock(&r->lock);
+		ctl_lock(r);
 		err = ualg_tfm_setkey(r->tfms[k.tfm].tfm, body + sizeof(k), k.keylen);
-		pthread_mutex_unlock(&r->lock);
+		ctl_unlock(r);
 	}
 	return reply(fd, UALG_MSG_RING_SETKEY, err, NULL, 0, -1) ? -1 : 0;
 }
@@ -884,20 +903,20 @@ static int on_setkey_named(struct ring *r, int fd, const uint8_t *body, size_t l
 	if (key && !ualg_tfm_has_setkey(r->tfms[k.tfm].tfm))
 		err = -ENOPROTOOPT;
 	else if (key) {
-		pthread_mutex_lock(&r->lock);
+		ctl_lock(r);
 		err = keystore_setkey(r->tfms[k.tfm].tfm, key);
-		pthread_mutex_unlock(&r->lock);
+		ctl_unlock(r);
 	}
 	return reply(fd, UALG_MSG_RING_SETKEY_NAMED, err, NULL, 0, -1) ? -1 : 0;
 }
 
 static void close_tfm(struct ring *r, unsigned id)
 {
-	pthread_mutex_lock(&r->lock);
+	ctl_lock(r);
 	struct ualg_tfm *tfm = r->tfms[id].tfm;
 	ualg_hash_exit(&r->tfms[id].desc);
 	memset(&r->tfms[id], 0, sizeof(r->tfms[id]));
-	pthread_mutex_unlock(&r->lock);
+	ctl_unlock(r);
 	ualg_tfm_free(tfm);
 	r->acct->sockets--;
 }
@@ -926,9 +945,9 @@ static int on_setauthsize(struct ring *r, int fd, const uint8_t *body, size_t le
 	if (!err && r->tfms[a.tfm].type != UALG_ALG_AEAD)
 		err = -ENOPROTOOPT;
 	if (!err) {
-		pthread_mutex_lock(&r->lock);
+		ctl_lock(r);
 		err = ualg_aead_setauthsize(r->tfms[a.tfm].tfm, a.authsize);
-		pthread_mutex_unlock(&r->lock);
+		ctl_unlock(r);
 	}
 	return reply(fd, UALG_MSG_RING_SETAUTHSIZE, err, NULL, 0, -1) ? -1 : 0;
 }
@@ -951,9 +970,9 @@ void ring_release(struct ring *r)
 {
 	if (!r)
 		return;
-	pthread_mutex_lock(&r->lock);
+	ctl_lock(r);
 	r->closed = true;
-	pthread_mutex_unlock(&r->lock);
+	ctl_unlock(r);
 	for (unsigned id = 0; id < UALG_RING_MAX_TFMS; id++)
 		if (r->tfms[id].tfm)
 			close_tfm(r, id);
