@@ -872,20 +872,40 @@ static int park(struct conn *c, size_t n, const struct request *req)
  * their transform socket is served, as the kernel releases them within
  * close(): otherwise "close(op); setsockopt(tfm, KEY)" could see EBUSY.
  * The client's close has completed before it sends the request, so the
- * hang-up is already visible here even if epoll has not reported it. */
+ * hang-up is already in epoll's ready list even if the loop has not
+ * reached it: only the ready connections are looked at, never every
+ * child (a uid may hold thousands).  Events not acted on here stay
+ * ready (level-triggered) for the loop. */
+static int listener_tag, signal_tag;	/* epoll data of the two fds that are no connection */
+
 static void reap_closed_children(const struct conn *c)
 {
+	static struct epoll_event *evs;
+	static int evs_cap;
+
 	if (!c->sk || c->sk->connected || !c->sk->children)
 		return;
-	for (struct conn *o = conns, *next; o; o = next) {
-		next = o->next;
-		if (!o->sk || o->sk->parent != c->sk)
+	int want = 0;
+	for (struct client *cl = clients; cl; cl = cl->next)
+		want += (int)cl->sockets;
+	if (want > evs_cap) {
+		struct epoll_event *e = realloc(evs, (size_t)want * sizeof(*e));
+		if (!e)
+			return;
+		evs = e;
+		evs_cap = want;
+	}
+	int n = epoll_wait(epfd, evs, evs_cap, 0);
+	for (int i = 0; i < n; i++) {
+		struct conn *o = evs[i].data.ptr;
+		if (o == (void *)&listener_tag || o == (void *)&signal_tag)
 			continue;
-		struct pollfd p = { .fd = o->fd, .events = POLLIN | POLLRDHUP };
+		if (!(evs[i].events & (EPOLLHUP | EPOLLRDHUP)) || o->closed || !o->sk ||
+		    o->sk->parent != c->sk)
+			continue;
 		char b;
 		/* Hung up with nothing left to read (EOF is also POLLIN). */
-		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP)) &&
-		    recv(o->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+		if (recv(o->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
 			conn_close(o);
 	}
 }
@@ -1070,7 +1090,6 @@ static int next_events(struct epoll_event *evs, int max)
 
 int server_run(const struct server_opts *opts)
 {
-	static int listener_tag, signal_tag;
 	sigset_t mask;
 
 	verbose = opts->verbose;

@@ -10,7 +10,8 @@ algd's RSS bounded, others unaffected); a ring's AEAD scratch buffer is
 freed after its batch; the per-uid share of the key heap; ring transforms
 counting against --max-sockets; the per-uid fd budget; a ring worker
 sleeping while its completion queue is full; the ring lock held for one
-request, not a batch; then three uids sharing one algd, one attacking with
+request, not a batch; a request's cost independent of how many op
+sockets exist; then three uids sharing one algd, one attacking with
 all of these while another measures 64-byte sha256 round trips.
 
 Expected digests come from hashlib.  Timing is reported, and asserted only
@@ -442,6 +443,29 @@ def test_ring_lock():
           f"({wait:.1f} ms vs {per:.1f} ms per request)", err == 0 and wait < 10 * per + 20)
 
 
+# ---- finding: a request's cost does not grow with the op sockets ----------
+
+def test_many_children():
+    algd = Algd("children")
+    cost = {}
+    for n in (1, 2000):
+        t = tfm(algd.path, "hash", "hmac(sha256)", b"k" * 32)
+        ops = [accept(t) for _ in range(n)]
+        body = struct.pack("=iiIIII", SOL_ALG, ALG_SET_KEY, 32, 0, 32, 0) + b"k" * 32
+        c0 = algd.cpu()
+        for _ in range(200):
+            r, _ = call(t, SETSOCKOPT, body)    # EBUSY: its children hold it
+        cost[n] = (algd.cpu() - c0) / 200
+        for o in ops:
+            o.close()
+        t.close()
+    print(f"# algd CPU per request on a transform: {cost[1] * 1e6:.0f} us with 1 op socket, "
+          f"{cost[2000] * 1e6:.0f} us with 2000")
+    check(f"a request on a transform with 2000 op sockets costs about what it costs with one "
+          f"({cost[2000] * 1e6:.0f} us vs {cost[1] * 1e6:.0f} us)", cost[2000] < 2 * cost[1] + 300e-6)
+    algd.stop()
+
+
 # ---- three uids sharing one algd ------------------------------------------
 
 def test_multi_user():
@@ -495,7 +519,7 @@ def main():
     os.chmod(TMP, 0o711)    # clients of other uids pass through
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     for t in (test_sndbuf, test_memory_budget, test_ring_scratch, test_key_heap, test_fds,
-              test_cq_full, test_ring_lock, test_multi_user):
+              test_cq_full, test_ring_lock, test_many_children, test_multi_user):
         try:
             t()
         except Exception as e:      # a test that cannot run fails, visibly
