@@ -228,7 +228,7 @@ for i in range(n):
     except OSError as e:
         errs.add(e.errno); break
     call(op, SNDBUF, struct.pack("=I", 1 << 30))
-    got, err = flood(op, 64 << 20)
+    got, err = flood(op, 16 << 20)
     total += got
     if err:
         errs.add(err)
