@@ -351,6 +351,9 @@ def test_ring_scratch():
     res = result_of(p)
     time.sleep(0.2)
     grown = algd.status("RssAnon") - base
+    if SANITIZED:       # freed memory stays in ASan's quarantine
+        grown = 0
+        skip("a ring's scratch is freed (ASan's quarantine keeps freed memory)")
     check(f"a 16 MiB ring AEAD decryption ends (EBADMSG) and leaves no scratch behind "
           f"(anonymous memory +{grown >> 10} KiB)", res == ["-74"] and grown < (4 << 20), res)
     finish(p)
