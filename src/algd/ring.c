@@ -424,6 +424,9 @@ static unsigned ring_service(struct ring *r)
 	r->cq_full = n == 0;
 	if (n == 0)
 		return 0;	/* the client has not reaped yet */
+	/* Key memory the requests allocate (keyed hash states) is the
+	 * owner's, as on the event loop. */
+	ualg_secure_set_budget(&r->acct->keys);
 	for (uint32_t i = 0; i < n;) {
 		uint32_t k = 1;
 		/* Held for one request or one group, never a whole batch:
@@ -455,6 +458,7 @@ static unsigned ring_service(struct ring *r)
 		while (__atomic_load_n(&r->ctl_waiting, __ATOMIC_ACQUIRE))
 			sched_yield();
 	}
+	ualg_secure_set_budget(NULL);
 	scratch_drop(r);
 	r->sq_head += n;
 	r->cq_tail += n;
