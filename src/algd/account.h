@@ -1,11 +1,10 @@
 /* What each client uid may hold in algd, whatever the number of its
  * connections (see algd(8), "Resource limits"):
  *
- *   memory   queued data, receive remainders, payload areas, ring
- *            memory and scratch buffers: --uid-mem-max bytes, past which
- *            the request that would allocate fails with ENOMEM (ENOBUFS
- *            for a ring's setup), as the kernel's sock_kmalloc() does
- *            when optmem/wmem is spent;
+ *   memory   queued data, receive remainders, parked requests, payload
+ *            areas, ring memory and scratch buffers: --uid-mem-max bytes,
+ *            past which the request that would allocate fails with ENOMEM,
+ *            as the kernel's sock_kmalloc() does when optmem is spent;
  *   keys     the uid's share of the locked key heap: --uid-key-heap
  *            bytes; a transform or key past it gets ENOMEM;
  *   fds      descriptors algd holds for it (connections, op sockets,
