@@ -248,6 +248,11 @@ suite_keys() {
 suite "a hostile client of a shared algd (tests/security/attack.py)" python3 tests/security/attack.py \
 	"$B/src/algd/algd" "$B/src/tools/algctl" "$B/src/tools/ualg-run"
 
+# What one uid can make algd hold (memory, key heap, fds, sockets, ring
+# workers and locks), and three uids sharing one algd under attack.
+suite "per-uid resource limits (tests/security/limits.py)" python3 tests/security/limits.py \
+	"$B/src/algd/algd" "$B/tests/ring-attack"
+
 # FIPS mode (algd --fips) against an algd of its own.
 suite_fips() { suite "algd --fips: approved algorithms only, as Linux 6.1 with fips=1" env BUILD="$B" bash tests/security/fips.sh; }
 

@@ -186,6 +186,7 @@ static int accept_from(struct alg_sock *parent, const struct alg_sock *from,
 	op->connected = true;
 	op->type = parent->type;
 	op->parent = parent;
+	op->mem = parent->mem;
 	op->nokey = parent->tfm->need_key;
 	int r = parent->type->accept(op, from);
 	if (r) {

@@ -140,6 +140,7 @@ struct alg_sock {
 	bool nokey;			/* accepted before a key was set */
 	uint32_t sndbuf;		/* sk_sndbuf as SO_SNDBUF set it; 0: the default */
 	uint32_t key_gen;		/* transform sockets: bumped by each bind and key */
+	struct ualg_budget *mem;	/* the owner's memory budget, or NULL; op sockets inherit it */
 	void *ctx;			/* op sockets: type->ctxsize bytes */
 	/* Op sockets: a transform of their own instead of the parent's (a
 	 * hash moved in with a state of another driver, afalg_import_tfm). */
@@ -243,6 +244,7 @@ struct afalg_tx {
 	uint32_t assoclen;
 	uint8_t iv[UALG_MAX_IVSIZE];
 	const uint32_t *sndbuf;	/* the op socket's sndbuf (SO_SNDBUF), or NULL */
+	struct ualg_budget *mem;	/* buf's capacity is charged here, or NULL */
 };
 
 int afalg_tx_send(struct afalg_tx *tx, const struct afalg_send *s, struct afalg_progress *p,

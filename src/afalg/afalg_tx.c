@@ -15,9 +15,14 @@
 #define TX_SNDBUF 212992u
 #define PAGE_SIZE_ 4096u
 
+static size_t sndbuf_limit(const struct afalg_tx *tx)
+{
+	return tx->sndbuf && *tx->sndbuf ? *tx->sndbuf & ~(PAGE_SIZE_ - 1) : TX_SNDBUF;
+}
+
 static size_t sndbuf_left(const struct afalg_tx *tx)
 {
-	size_t buf = tx->sndbuf && *tx->sndbuf ? *tx->sndbuf & ~(PAGE_SIZE_ - 1) : TX_SNDBUF;
+	size_t buf = sndbuf_limit(tx);
 	return tx->used < buf ? buf - tx->used : 0;
 }
 
@@ -27,18 +32,32 @@ static bool writable(const struct afalg_tx *tx)
 	return sndbuf_left(tx) >= PAGE_SIZE_;
 }
 
+/* The queue grows geometrically (never past the send buffer), so that
+ * filling it costs linear time; its capacity is charged to the owner's
+ * budget, and a charge refused is ENOMEM, as sock_kmalloc() past optmem. */
 static int tx_append(struct afalg_tx *tx, const uint8_t *data, size_t len)
 {
 	if (tx->head + tx->used + len > tx->cap) {
 		if (tx->head) {
 			memmove(tx->buf, tx->buf + tx->head, tx->used);
+			ualg_wipe(tx->buf + tx->used, tx->head);
 			tx->head = 0;
 		}
 		if (tx->used + len > tx->cap) {
-			size_t cap = tx->used + len;
-			uint8_t *buf = malloc(cap);
-			if (!buf)
+			const size_t need = tx->used + len, limit = sndbuf_limit(tx);
+			size_t cap = tx->cap ? tx->cap : PAGE_SIZE_;
+			while (cap < need)
+				cap *= 2;
+			if (cap > limit && need <= limit)
+				cap = limit;
+			if (tx->mem && !ualg_budget_charge(tx->mem, cap - tx->cap))
 				return -ENOMEM;
+			uint8_t *buf = malloc(cap);
+			if (!buf) {
+				if (tx->mem)
+					ualg_budget_uncharge(tx->mem, cap - tx->cap);
+				return -ENOMEM;
+			}
 			if (tx->used)
 				memcpy(buf, tx->buf, tx->used);
 			ualg_wipe(tx->buf, tx->cap);
@@ -151,6 +170,7 @@ int afalg_tx_accept(struct alg_sock *op, const struct alg_sock *from)
 {
 	(void)from;
 	afalg_tx_of(op)->sndbuf = &op->sndbuf;
+	afalg_tx_of(op)->mem = op->mem;
 	return 0;
 }
 
@@ -213,6 +233,8 @@ void afalg_tx_release(struct alg_sock *op)
 {
 	struct afalg_tx *tx = afalg_tx_of(op);
 
+	if (tx->mem)
+		ualg_budget_uncharge(tx->mem, tx->cap);
 	ualg_wipe(tx->buf, tx->cap);
 	free(tx->buf);
 	ualg_wipe(tx, sizeof(*tx));

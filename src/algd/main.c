@@ -25,7 +25,8 @@
 static void usage(FILE *f)
 {
 	fputs("usage: algd [-v] [--config FILE] [--socket PATH] [--ready-fd FD] [--workers N] [--poll-us US]\n"
-	      "            [--user NAME] [--allow LIST] [--alg-allow NAME=LIST] [--max-sockets N] [--no-seccomp] [--list] [--fips]\n"
+	      "            [--user NAME] [--allow LIST] [--alg-allow NAME=LIST] [--max-sockets N]\n"
+	      "            [--uid-mem-max BYTES] [--uid-key-heap BYTES] [--uid-fd-max N] [--no-seccomp] [--list] [--fips]\n"
 	      "            [--engine inproc|algd]\n"
 	      "  --config FILE   settings (algd.conf(5)): priorities, disabled drivers,\n"
 	      "                  admin group, socket, engines; SIGHUP rereads it\n"
@@ -38,7 +39,14 @@ static void usage(FILE *f)
 	      "  --allow LIST    clients allowed besides root, e.g. uid:1000,gid:ualg\n"
 	      "  --alg-allow NAME=LIST  only LIST (and root) may use NAME and what is built on it\n"
 	      "                  (repeatable; default: whoever the socket's mode lets in)\n"
-	      "  --max-sockets N AF_ALG sockets one uid may hold (default 4096): EMFILE\n"
+	      "  --max-sockets N AF_ALG sockets and ring transforms one uid may hold\n"
+	      "                  (default 4096): EMFILE\n"
+	      "  --uid-mem-max BYTES   memory algd holds for one uid: queues, buffers,\n"
+	      "                  payload areas, rings (default 64M): ENOMEM\n"
+	      "  --uid-key-heap BYTES  share of the 4 MiB key heap one uid may fill\n"
+	      "                  (default 1M): ENOMEM\n"
+	      "  --uid-fd-max N  descriptors algd holds for one uid (default: a quarter\n"
+	      "                  of its RLIMIT_NOFILE): EMFILE\n"
 	      "  --no-seccomp    no syscall filter (debuggers and sanitizers only)\n"
 	      "  --list          print the registered algorithms and exit\n"
 	      "  --fips          FIPS mode, as Linux 6.1 with fips=1 (also on when\n"
@@ -58,6 +66,35 @@ static int parse_count(const char *s, unsigned *out)
 	if (errno || end == s || *end || s[0] < '1' || s[0] > '9' || v > 1000000)
 		return -1;
 	*out = (unsigned)v;
+	return 0;
+}
+
+/* --uid-mem-max and --uid-key-heap take bytes with an optional K, M or G
+ * suffix; --uid-fd-max a count. */
+static int parse_limit(int opt, const char *s, struct server_opts *o)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	unsigned shift = 0;
+
+	if (errno || end == s || s[0] < '1' || s[0] > '9')
+		return -1;
+	if (opt != 'F' && *end && !end[1])
+		shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 64;
+	else if (*end)
+		return -1;
+	if (shift == 64 || v > (SIZE_MAX >> shift))
+		return -1;
+	v <<= shift;
+	if (opt == 'M')
+		o->uid_mem_max = (size_t)v;
+	else if (opt == 'K')
+		o->uid_key_heap = (size_t)v;
+	else if (v > 1000000)
+		return -1;
+	else
+		o->uid_fd_max = (unsigned)v;
 	return 0;
 }
 
@@ -120,6 +157,9 @@ int main(int argc, char **argv)
 		{ "allow", required_argument, NULL, 'a' },
 		{ "alg-allow", required_argument, NULL, 'A' },
 		{ "max-sockets", required_argument, NULL, 'm' },
+		{ "uid-mem-max", required_argument, NULL, 'M' },
+		{ "uid-key-heap", required_argument, NULL, 'K' },
+		{ "uid-fd-max", required_argument, NULL, 'F' },
 		{ "no-seccomp", no_argument, NULL, 'n' },
 		{ "fips", no_argument, NULL, 'f' },
 		{ "engine", required_argument, NULL, 'E' },
@@ -161,6 +201,15 @@ int main(int argc, char **argv)
 		case 'm':
 			if (parse_count(optarg, &opts.max_sockets)) {
 				algd_log(LOG_ERR, "bad --max-sockets: %s", optarg);
+				return 2;
+			}
+			break;
+		case 'M':
+		case 'K':
+		case 'F':
+			if (parse_limit(c, optarg, &opts)) {
+				algd_log(LOG_ERR, "bad --%s: %s", c == 'M' ? "uid-mem-max" :
+					 c == 'K' ? "uid-key-heap" : "uid-fd-max", optarg);
 				return 2;
 			}
 			break;

@@ -9,6 +9,7 @@
  * its command queue; only the worker frees a ring's memory, after which
  * the event loop never touches it again. */
 #include "ring.h"
+#include "account.h"
 #include "crypto.h"
 #include "keystore.h"
 #include "policy.h"
@@ -34,8 +35,15 @@
 #else
 #define cpu_relax() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 #endif
-#define RING_BATCH 256u	/* requests per lock hold, so control requests get in */
+#define RING_BATCH 256u	/* requests per pass over a ring, so other rings get in */
 #define GROUP_MAX 64u	/* requests per multi-buffer call */
+/* Bytes one multi-buffer group may cover: the lock is held for one
+ * request or one group, so that a control request waits for no more. */
+#define GROUP_BYTES (1u << 20)
+/* A ring whose completion queue is full is looked at again after this
+ * long, doubling while it stays full: its worker sleeps meanwhile. */
+#define CQ_FULL_WAIT_MIN_MS 1
+#define CQ_FULL_WAIT_MAX_MS 64
 
 struct ring_tfm {
 	struct ualg_tfm *tfm;	/* NULL: slot free */
@@ -48,6 +56,7 @@ struct worker;
 
 struct ring {
 	pthread_mutex_t lock;	/* tfms and closed: event loop vs worker */
+	unsigned ctl_waiting;	/* the event loop wants the lock (atomic) */
 	bool closed;		/* transforms gone: serve nothing more */
 	struct ring_tfm tfms[UALG_RING_MAX_TFMS];
 
@@ -62,10 +71,12 @@ struct ring {
 	uint32_t entries;
 	int memfd, sq_efd, cq_efd;
 	struct worker *worker;
+	struct account *acct;	/* charged map_size, 3 fds, a socket per transform */
 
 	/* The worker's own: never read back from shared memory. */
 	uint32_t sq_head, cq_tail;
 	bool broken;
+	bool cq_full;		/* requests wait for completion space */
 	uint8_t *scratch;	/* AEAD decryption happens here, not in shared memory */
 	size_t scratch_size;
 	struct ualg_sqe batch[GROUP_MAX];	/* private copies of a group's requests */
@@ -83,6 +94,7 @@ struct worker {
 	bool stop;
 	struct ring *rings;
 	unsigned poll_us;		/* current busy-poll window */
+	int cq_full_wait_ms;		/* sleep bound while a ring's CQ is full */
 };
 
 static unsigned n_workers_wanted;
@@ -158,16 +170,35 @@ static int32_t run_cipher(struct ring *r, const struct ring_tfm *t, const struct
 	return err ? err : (int32_t)q->len;
 }
 
+/* A private buffer, charged to the ring's owner; it is wiped after each
+ * request and freed after each batch (scratch_drop). */
 static uint8_t *scratch(struct ring *r, size_t len)
 {
 	if (len > r->scratch_size) {
-		uint8_t *p = realloc(r->scratch, len);
-		if (!p)
+		if (!ualg_budget_charge(&r->acct->mem, len - r->scratch_size))
 			return NULL;
+		uint8_t *p = malloc(len);
+		if (!p) {
+			ualg_budget_uncharge(&r->acct->mem, len - r->scratch_size);
+			return NULL;
+		}
+		ualg_wipe(r->scratch, r->scratch_size);
+		free(r->scratch);
 		r->scratch = p;
 		r->scratch_size = len;
 	}
 	return r->scratch;
+}
+
+static void scratch_drop(struct ring *r)
+{
+	if (!r->scratch)
+		return;
+	ualg_budget_uncharge(&r->acct->mem, r->scratch_size);
+	ualg_wipe(r->scratch, r->scratch_size);
+	free(r->scratch);
+	r->scratch = NULL;
+	r->scratch_size = 0;
 }
 
 /* Encryption in place (dst is the text, right after the associated
@@ -334,11 +365,15 @@ static uint32_t run_group(struct ring *r, const struct ualg_sqe *sq, uint32_t av
 	const struct ualg_sqe *q0 = &sq[0];
 	uint32_t k = 0;
 
+	uint64_t bytes = 0;
+
 	g.n = 0;
 	for (; k < avail && g.n < GROUP_MAX; k++) {
 		const struct ualg_sqe *q = &sq[k];
-		if (k && (q->tfm != q0->tfm || q->opcode != q0->opcode || !groupable(r, q)))
+		if (k && (q->tfm != q0->tfm || q->opcode != q0->opcode || !groupable(r, q) ||
+			  bytes + q->len > GROUP_BYTES))
 			break;
+		bytes += q->len;
 		int32_t e = group_add(r, &g, q, k);
 		if (e)
 			res[k] = e;
@@ -386,13 +421,22 @@ static unsigned ring_service(struct ring *r)
 	uint32_t n = queued < r->entries - used ? queued : r->entries - used;
 	if (n > RING_BATCH)
 		n = RING_BATCH;
+	r->cq_full = n == 0;
 	if (n == 0)
 		return 0;	/* the client has not reaped yet */
-	pthread_mutex_lock(&r->lock);
-	if (r->closed)
-		n = 0;
+	/* Key memory the requests allocate (keyed hash states) is the
+	 * owner's, as on the event loop. */
+	ualg_secure_set_budget(&r->acct->keys);
 	for (uint32_t i = 0; i < n;) {
 		uint32_t k = 1;
+		/* Held for one request or one group, never a whole batch:
+		 * the event loop takes it for control requests and at close. */
+		pthread_mutex_lock(&r->lock);
+		if (r->closed) {
+			pthread_mutex_unlock(&r->lock);
+			n = i;
+			break;
+		}
 		memcpy(&r->batch[0], &r->sq[(r->sq_head + i) & (r->entries - 1)], sizeof(r->batch[0]));
 		if (groupable(r, &r->batch[0])) {
 			/* algd's private copies of the requests that may join. */
@@ -407,9 +451,15 @@ static unsigned ring_service(struct ring *r)
 			const struct ualg_cqe c = { .user_data = r->batch[j].user_data, .res = r->batch_res[j] };
 			memcpy(&r->cq[(r->cq_tail + i + j) & (r->entries - 1)], &c, sizeof(c));
 		}
+		pthread_mutex_unlock(&r->lock);
 		i += k;
+		/* A mutex is no queue: let a waiting control request in
+		 * before taking the lock again. */
+		while (__atomic_load_n(&r->ctl_waiting, __ATOMIC_ACQUIRE))
+			sched_yield();
 	}
-	pthread_mutex_unlock(&r->lock);
+	ualg_secure_set_budget(NULL);
+	scratch_drop(r);
 	r->sq_head += n;
 	r->cq_tail += n;
 	__atomic_store_n(&r->sh->sq_head, r->sq_head, __ATOMIC_RELEASE);
@@ -432,8 +482,7 @@ static void ring_free(struct ring *r)
 	close(r->sq_efd);
 	close(r->cq_efd);
 	pthread_mutex_destroy(&r->lock);
-	ualg_wipe(r->scratch, r->scratch_size);
-	free(r->scratch);
+	scratch_drop(r);
 	free(r);
 }
 
@@ -476,7 +525,8 @@ static bool worker_may_sleep(struct worker *w, bool sleeping)
 	if (!sleeping)
 		return false;
 	for (struct ring *r = w->rings; r; r = r->next)
-		if (!r->broken && __atomic_load_n(&r->sh->sq_tail, __ATOMIC_ACQUIRE) != r->sq_head)
+		if (!r->broken && !r->cq_full &&
+		    __atomic_load_n(&r->sh->sq_tail, __ATOMIC_ACQUIRE) != r->sq_head)
 			return false;
 	return !__atomic_load_n(&w->pending, __ATOMIC_ACQUIRE);
 }
@@ -485,9 +535,18 @@ static void worker_sleep(struct worker *w)
 {
 	struct epoll_event evs[64];
 
+	bool full = false;
+	for (struct ring *r = w->rings; r; r = r->next)
+		full |= r->cq_full && !r->broken;
+	if (!full)
+		w->cq_full_wait_ms = CQ_FULL_WAIT_MIN_MS;
 	if (worker_may_sleep(w, true)) {
 		const uint64_t start = now_us();
-		int n = epoll_wait(w->epfd, evs, 64, -1);
+		/* A full completion queue gets room when its client reaps,
+		 * which kicks no one: look again after a while. */
+		int n = epoll_wait(w->epfd, evs, 64, full ? w->cq_full_wait_ms : -1);
+		if (full && w->cq_full_wait_ms < CQ_FULL_WAIT_MAX_MS)
+			w->cq_full_wait_ms *= 2;
 		for (int i = 0; i < n; i++) {
 			uint64_t v;
 			int fd = evs[i].data.ptr ? ((struct ring *)evs[i].data.ptr)->sq_efd : w->cmd_efd;
@@ -571,6 +630,7 @@ static int workers_start(void)
 	for (; n_workers < n; n_workers++) {
 		struct worker *w = &workers[n_workers];
 		w->poll_us = poll_us_max;
+		w->cq_full_wait_ms = CQ_FULL_WAIT_MIN_MS;
 		w->epfd = epoll_create1(EPOLL_CLOEXEC);
 		w->cmd_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
@@ -589,6 +649,20 @@ static int workers_start(void)
 }
 
 /* ---- control requests (event-loop thread) --------------------------- */
+
+/* The ring's lock for the event loop: the worker, which holds it for one
+ * request or group at a time, steps aside between two. */
+static void ctl_lock(struct ring *r)
+{
+	__atomic_fetch_add(&r->ctl_waiting, 1, __ATOMIC_ACQ_REL);
+	pthread_mutex_lock(&r->lock);
+}
+
+static void ctl_unlock(struct ring *r)
+{
+	pthread_mutex_unlock(&r->lock);
+	__atomic_fetch_sub(&r->ctl_waiting, 1, __ATOMIC_ACQ_REL);
+}
 
 static int reply(int fd, uint16_t type, int32_t result, const void *data, size_t len, int pass_fd)
 {
@@ -663,7 +737,8 @@ static struct ring *ring_new(const struct ualg_ring_setup *s, struct ualg_ring_s
 
 /* Three replies, each passing one fd: the memfd (with the layout), then
  * the submission and the completion eventfd. */
-static int on_setup(struct ring **ringp, int fd, const uint8_t *body, size_t len)
+static int on_setup(struct ring **ringp, int fd, struct account *acct, const uint8_t *body,
+		    size_t len)
 {
 	struct ualg_ring_setup s;
 	struct ualg_ring_setup_reply rep = { 0 };
@@ -681,9 +756,22 @@ static int on_setup(struct ring **ringp, int fd, const uint8_t *body, size_t len
 		return reply(fd, UALG_MSG_RING_SETUP, -EINVAL, NULL, 0, -1) ? -1 : 0;
 	if (!workers && (err = workers_start()))
 		return reply(fd, UALG_MSG_RING_SETUP, err, NULL, 0, -1) ? -1 : 0;
-	struct ring *r = ring_new(&s, &rep, &err);
-	if (!r)
+	/* Its memfd and two eventfds stay open in algd, and its memory is
+	 * the uid's (as io_uring's rings count against the caller's
+	 * RLIMIT_MEMLOCK). */
+	if ((err = account_fds(acct, 3)))
 		return reply(fd, UALG_MSG_RING_SETUP, err, NULL, 0, -1) ? -1 : 0;
+	struct ring *r = ring_new(&s, &rep, &err);
+	if (r && !ualg_budget_charge(&acct->mem, r->map_size)) {
+		err = -ENOMEM;
+		ring_free(r);
+		r = NULL;
+	}
+	if (!r) {
+		account_fds_put(acct, 3);
+		return reply(fd, UALG_MSG_RING_SETUP, err, NULL, 0, -1) ? -1 : 0;
+	}
+	r->acct = acct;
 	r->worker = &workers[next_worker++ % n_workers];
 	*ringp = r;
 	worker_command(r->worker, r, true);
@@ -718,7 +806,7 @@ static int open_tfm(struct ring *r, const struct key_caller *who, const char *ty
 	unsigned id = 0;
 	while (id < UALG_RING_MAX_TFMS && r->tfms[id].tfm)
 		id++;
-	if (id == UALG_RING_MAX_TFMS)
+	if (id == UALG_RING_MAX_TFMS || account_sockets_full(r->acct))
 		return -EMFILE;
 	struct ualg_alg *alg = ualg_alg_lookup(type, name, &err);
 	if (!alg)
@@ -743,9 +831,10 @@ static int open_tfm(struct ring *r, const struct key_caller *who, const char *ty
 		t.ivsize = info->ivsize = alg->u.skcipher.ivsize;
 		info->chunksize = alg->u.skcipher.chunksize;
 	}
-	pthread_mutex_lock(&r->lock);
+	ctl_lock(r);
 	r->tfms[id] = t;
-	pthread_mutex_unlock(&r->lock);
+	ctl_unlock(r);
+	r->acct->sockets++;
 	return (int)id;
 }
 
@@ -789,9 +878,9 @@ static int on_setkey(struct ring *r, int fd, const uint8_t *body, size_t len)
 	if (!err && !ualg_tfm_has_setkey(r->tfms[k.tfm].tfm))
 		err = -ENOPROTOOPT;
 	if (!err) {
-		pthread_mutex_lock(&r->lock);
+		ctl_lock(r);
 		err = ualg_tfm_setkey(r->tfms[k.tfm].tfm, body + sizeof(k), k.keylen);
-		pthread_mutex_unlock(&r->lock);
+		ctl_unlock(r);
 	}
 	return reply(fd, UALG_MSG_RING_SETKEY, err, NULL, 0, -1) ? -1 : 0;
 }
@@ -815,21 +904,22 @@ static int on_setkey_named(struct ring *r, int fd, const struct key_caller *who,
 	if (key && !ualg_tfm_has_setkey(r->tfms[k.tfm].tfm))
 		err = -ENOPROTOOPT;
 	else if (key) {
-		pthread_mutex_lock(&r->lock);
+		ctl_lock(r);
 		err = keystore_setkey(r->tfms[k.tfm].tfm, key);
-		pthread_mutex_unlock(&r->lock);
+		ctl_unlock(r);
 	}
 	return reply(fd, UALG_MSG_RING_SETKEY_NAMED, err, NULL, 0, -1) ? -1 : 0;
 }
 
 static void close_tfm(struct ring *r, unsigned id)
 {
-	pthread_mutex_lock(&r->lock);
+	ctl_lock(r);
 	struct ualg_tfm *tfm = r->tfms[id].tfm;
 	ualg_hash_exit(&r->tfms[id].desc);
 	memset(&r->tfms[id], 0, sizeof(r->tfms[id]));
-	pthread_mutex_unlock(&r->lock);
+	ctl_unlock(r);
 	ualg_tfm_free(tfm);
+	r->acct->sockets--;
 }
 
 static int on_close(struct ring *r, int fd, const uint8_t *body, size_t len)
@@ -856,18 +946,18 @@ static int on_setauthsize(struct ring *r, int fd, const uint8_t *body, size_t le
 	if (!err && r->tfms[a.tfm].type != UALG_ALG_AEAD)
 		err = -ENOPROTOOPT;
 	if (!err) {
-		pthread_mutex_lock(&r->lock);
+		ctl_lock(r);
 		err = ualg_aead_setauthsize(r->tfms[a.tfm].tfm, a.authsize);
-		pthread_mutex_unlock(&r->lock);
+		ctl_unlock(r);
 	}
 	return reply(fd, UALG_MSG_RING_SETAUTHSIZE, err, NULL, 0, -1) ? -1 : 0;
 }
 
-int ring_request(struct ring **ringp, int fd, const struct key_caller *who, uint16_t type,
-		 const uint8_t *body, size_t len)
+int ring_request(struct ring **ringp, int fd, const struct key_caller *who, struct account *acct,
+		 uint16_t type, const uint8_t *body, size_t len)
 {
 	switch (type) {
-	case UALG_MSG_RING_SETUP: return on_setup(ringp, fd, body, len);
+	case UALG_MSG_RING_SETUP: return on_setup(ringp, fd, acct, body, len);
 	case UALG_MSG_RING_OPEN: return on_open(*ringp, fd, who, body, len);
 	case UALG_MSG_RING_SETKEY: return on_setkey(*ringp, fd, body, len);
 	case UALG_MSG_RING_SETKEY_NAMED: return on_setkey_named(*ringp, fd, who, body, len);
@@ -881,11 +971,14 @@ void ring_release(struct ring *r)
 {
 	if (!r)
 		return;
-	pthread_mutex_lock(&r->lock);
+	ctl_lock(r);
 	r->closed = true;
-	pthread_mutex_unlock(&r->lock);
+	ctl_unlock(r);
 	for (unsigned id = 0; id < UALG_RING_MAX_TFMS; id++)
 		if (r->tfms[id].tfm)
 			close_tfm(r, id);
+	/* The worker frees the memory and fds soon after this. */
+	ualg_budget_uncharge(&r->acct->mem, r->map_size);
+	account_fds_put(r->acct, 3);
 	worker_command(r->worker, r, false);
 }

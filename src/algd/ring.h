@@ -21,12 +21,16 @@ void ring_set_poll_us(unsigned us);
 unsigned ring_poll_us(void);	/* the value set (default 50) */
 
 struct key_caller;
+struct account;
 
 /* Handles one RING_* request on connection fd, whose ring is *ringp; who
  * is the client that opened the connection tree (never fd's SO_PEERCRED:
- * an op socket's peer is algd itself).  Returns 0, or -1 when the frame is
- * malformed (drop the connection). */
-int ring_request(struct ring **ringp, int fd, const struct key_caller *who, uint16_t type,
+ * an op socket's peer is algd itself), acct its uid's budgets (account.h:
+ * the ring's memory and scratch, its three fds, and each open transform as
+ * a socket).  Returns 0, or -1 when the frame is malformed (drop the
+ * connection). */
+int ring_request(struct ring **ringp, int fd, const struct key_caller *who, struct account *acct,
+		 uint16_t type,
 		 const uint8_t *body, size_t len);
 
 /* The connection ended: its transforms are freed now, the shared memory

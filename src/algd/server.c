@@ -6,6 +6,7 @@
  * retried after each later request on the same connection, which is the
  * only place its state can change. */
 #include "server.h"
+#include "account.h"
 #include "admin.h"
 #include "algd_afalg.h"
 #include "config.h"
@@ -30,6 +31,7 @@
 #include <time.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -50,6 +52,8 @@ struct parked {
 	uint8_t *frame;
 	size_t len;
 	struct request req;
+	struct ualg_budget *mem;	/* the owner's, charged what park() took */
+	size_t charged;
 };
 
 /* One client uid's share of algd: every socket it holds counts, op
@@ -57,6 +61,7 @@ struct parked {
 struct client {
 	uid_t uid;
 	unsigned sockets;
+	struct account *acct;	/* the uid's budgets (account.h) */
 	struct client *next;
 };
 
@@ -125,16 +130,22 @@ static struct client *client_get(uid_t uid)
 	if (!cl) {
 		if (!(cl = calloc(1, sizeof(*cl))))
 			return NULL;
+		if (!(cl->acct = account_get(uid))) {
+			free(cl);
+			return NULL;
+		}
 		cl->uid = uid;
 		cl->next = clients;
 		clients = cl;
 	}
 	cl->sockets++;
+	cl->acct->sockets++;
 	return cl;
 }
 
 static void client_put(struct client *cl)
 {
+	cl->acct->sockets--;
 	if (--cl->sockets)
 		return;
 	/* Its last socket went: so do the instances it built that nothing
@@ -148,9 +159,10 @@ static void client_put(struct client *cl)
 	free(cl);
 }
 
+/* Ring transforms count too (account.h). */
 static bool client_full(const struct client *cl)
 {
-	return cl->sockets >= max_sockets;
+	return account_sockets_full(cl->acct);
 }
 
 /* The new connection holds a reference on cl. */
@@ -181,6 +193,8 @@ static void parked_free(struct parked *pk)
 {
 	if (!pk)
 		return;
+	if (pk->mem)
+		ualg_budget_uncharge(pk->mem, pk->charged);
 	ualg_wipe(pk->frame, pk->len);
 	free(pk->frame);
 	ualg_wipe(pk->req.recv_out, pk->req.recv_len);
@@ -190,6 +204,8 @@ static void parked_free(struct parked *pk)
 
 static void rest_drop(struct conn *c)
 {
+	if (c->rest)
+		ualg_budget_uncharge(&c->cl->acct->mem, c->rest_len);
 	ualg_wipe(c->rest, c->rest_len);
 	free(c->rest);
 	c->rest = NULL;
@@ -216,11 +232,14 @@ static void conn_close(struct conn *c)
 	close(c->fd);
 	afalg_sock_put(c->sk);
 	ring_release(c->ring);
-	if (c->shm)
+	if (c->shm) {
 		munmap(c->shm, c->shm_size);
+		ualg_budget_uncharge(&c->cl->acct->mem, c->shm_size);
+	}
 	c->shm = NULL;
 	parked_free(c->parked);
 	rest_drop(c);
+	account_fds_put(c->cl->acct, 1);
 	client_put(c->cl);
 	if (c->prev)
 		c->prev->next = c->next;
@@ -319,20 +338,25 @@ static int on_accept(struct conn *c, size_t len)
 
 	if (len != 0)
 		return -1;
-	if (client_full(c->cl))	/* its fd table is full, as far as algd goes */
+	/* Its fd table is full, as far as algd goes; or algd holds as many
+	 * fds for the uid as it may. */
+	if (client_full(c->cl) || account_fds(c->cl->acct, 1))
 		return reply(c, UALG_MSG_ACCEPT, 0, -EMFILE, NULL, 0, -1) ? -1 : 0;
 	int r = afalg_accept(c->sk, &op);
-	if (r)
-		return reply(c, UALG_MSG_ACCEPT, 0, r, NULL, 0, -1) ? -1 : 0;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+	if (!r && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
 		r = -errno;
 		afalg_sock_put(op);
+	}
+	if (r) {
+		account_fds_put(c->cl->acct, 1);
 		return reply(c, UALG_MSG_ACCEPT, 0, r, NULL, 0, -1) ? -1 : 0;
 	}
 	fcntl(sv[0], F_SETFL, O_NONBLOCK);
 	c->cl->sockets++;
+	c->cl->acct->sockets++;
 	struct conn *oc = conn_add(sv[0], c->cl, op, true);
 	if (!oc) {
+		account_fds_put(c->cl->acct, 1);
 		client_put(c->cl);
 		close(sv[0]);
 		close(sv[1]);
@@ -465,7 +489,10 @@ static int answer_recv(struct conn *c, const struct recv_dest *d, uint16_t flags
 	const bool private = out != d->area;
 
 	if (n > first) {
-		if (!(c->rest = malloc(n - first))) {
+		const bool charged = ualg_budget_charge(&c->cl->acct->mem, n - first);
+		if (!charged || !(c->rest = malloc(n - first))) {
+			if (charged)
+				ualg_budget_uncharge(&c->cl->acct->mem, n - first);
 			if (private)
 				ualg_wipe(out, n);
 			return reply(c, d->type, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
@@ -556,9 +583,13 @@ static int on_shm_setup(struct conn *c, size_t len)
 		return reply(c, UALG_MSG_SHM_SETUP, 0, -EOPNOTSUPP, NULL, 0, -1) ? -1 : 0;
 	if (c->shm)
 		return reply(c, UALG_MSG_SHM_SETUP, 0, -EBUSY, NULL, 0, -1) ? -1 : 0;
+	if (!ualg_budget_charge(&c->cl->acct->mem, UALG_SHM_SIZE))
+		return reply(c, UALG_MSG_SHM_SETUP, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
 	int fd = ualg_memfd_create("ualg-shm", UALG_SHM_SIZE, &map);
-	if (fd < 0)
+	if (fd < 0) {
+		ualg_budget_uncharge(&c->cl->acct->mem, UALG_SHM_SIZE);
 		return reply(c, UALG_MSG_SHM_SETUP, 0, fd, NULL, 0, -1) ? -1 : 0;
+	}
 	c->shm = map;
 	c->shm_size = UALG_SHM_SIZE;
 	int r = reply(c, UALG_MSG_SHM_SETUP, 0, 0, &rep, sizeof(rep), fd);
@@ -660,6 +691,22 @@ static int on_engine(struct conn *c, uint16_t type, const uint8_t *body, size_t 
 	return r == -1 || reply(c, type, 0, r, NULL, 0, -1) ? -1 : 0;
 }
 
+/* net.core.wmem_max, read once at start (its default when unreadable). */
+static uint32_t wmem_max = 212992;
+#define SOCK_MIN_SNDBUF 4608u	/* 2 * (2048 + sizeof(struct sk_buff)) on 6.1 */
+
+static void read_wmem_max(void)
+{
+	FILE *f = fopen("/proc/sys/net/core/wmem_max", "re");
+	unsigned long v;
+
+	if (!f)
+		return;
+	if (fscanf(f, "%lu", &v) == 1 && v > 0 && v <= INT32_MAX / 2)
+		wmem_max = (uint32_t)v;
+	fclose(f);
+}
+
 static int on_sndbuf(struct conn *c, const uint8_t *body, size_t len)
 {
 	struct ualg_sndbuf b;
@@ -667,7 +714,10 @@ static int on_sndbuf(struct conn *c, const uint8_t *body, size_t len)
 	if (len != sizeof(b))
 		return -1;
 	memcpy(&b, body, sizeof(b));
-	c->sk->sndbuf = b.bytes;
+	/* What sock_setsockopt() can have made of any value: at most twice
+	 * net.core.wmem_max, at least SOCK_MIN_SNDBUF. */
+	c->sk->sndbuf = b.bytes > 2 * wmem_max ? 2 * wmem_max
+		      : b.bytes < SOCK_MIN_SNDBUF ? SOCK_MIN_SNDBUF : b.bytes;
 	return reply(c, UALG_MSG_SNDBUF, 0, 0, NULL, 0, -1) ? -1 : 0;
 }
 
@@ -718,7 +768,24 @@ static int on_rfc_io(struct conn *c, uint16_t type, const uint8_t *body, size_t 
 	return r ? -1 : 0;
 }
 
-/* Dispatches one frame; returns 0, 1 (parked) or -1 (drop connection). */
+static int dispatch_frame(struct conn *c, const uint8_t *frame, size_t len, struct request *req);
+
+/* Dispatches one frame; returns 0, 1 (parked) or -1 (drop connection).
+ * Key memory it allocates is charged to the client's uid (account.h);
+ * named keys, which outlive their administrator's connection, are not. */
+static int dispatch(struct conn *c, const uint8_t *frame, size_t len, struct request *req)
+{
+	const uint16_t type = ((const struct ualg_hdr *)frame)->type;
+	const bool keys = type == UALG_MSG_KEY_ADD || type == UALG_MSG_KEY_DEL || type == UALG_MSG_KEY_LIST;
+
+	ualg_secure_set_budget(keys ? NULL : &c->cl->acct->keys);
+	ualg_set_builder(c->admin || c->who.uid == owner_uid ? UALG_BUILDER_NONE : c->who.uid);
+	int r = dispatch_frame(c, frame, len, req);
+	ualg_set_builder(UALG_BUILDER_NONE);
+	ualg_secure_set_budget(NULL);
+	return r;
+}
+
 static int dispatch_frame(struct conn *c, const uint8_t *frame, size_t len, struct request *req)
 {
 	struct ualg_hdr h;
@@ -774,7 +841,8 @@ static int dispatch_frame(struct conn *c, const uint8_t *frame, size_t len, stru
 	case UALG_MSG_RING_SETKEY:
 	case UALG_MSG_RING_SETAUTHSIZE:
 	case UALG_MSG_RING_SETKEY_NAMED:
-	case UALG_MSG_RING_CLOSE: return ring_request(&c->ring, c->fd, &c->who, h.type, body, blen);
+	case UALG_MSG_RING_CLOSE:
+		return ring_request(&c->ring, c->fd, &c->who, c->cl->acct, h.type, body, blen);
 	case UALG_MSG_RFC_MODE:
 	case UALG_MSG_RFC_LISTEN: return on_rfc_mode(c, h.type, blen);
 	case UALG_MSG_RFC_WRITE:
@@ -786,14 +854,6 @@ static int dispatch_frame(struct conn *c, const uint8_t *frame, size_t len, stru
 }
 
 /* Instances a request builds are its client's (crypto.h's builder). */
-static int dispatch(struct conn *c, const uint8_t *frame, size_t len, struct request *req)
-{
-	ualg_set_builder(c->admin || c->who.uid == owner_uid ? UALG_BUILDER_NONE : c->who.uid);
-	int r = dispatch_frame(c, frame, len, req);
-	ualg_set_builder(UALG_BUILDER_NONE);
-	return r;
-}
-
 /* Runs the parked request again with its saved progress. */
 static void retry_parked(struct conn *c)
 {
@@ -811,25 +871,33 @@ static void retry_parked(struct conn *c)
 }
 
 /* Keeps the request that would wait: its frame, its progress and, for a
- * receive into recvbuf, the output so far (recvbuf serves the next one). */
+ * receive into recvbuf, the output so far (recvbuf serves the next one).
+ * Past the uid's memory budget the request gets ENOMEM instead. */
 static int park(struct conn *c, size_t n, const struct request *req)
 {
+	const uint16_t type = ((struct ualg_hdr *)rxbuf)->type;
+	const bool keep_out = (type == UALG_MSG_RECV || type == UALG_MSG_RECV_SHM) && req->recv_private;
+	const size_t charge = n + (keep_out ? req->recv_len : 0);
+	if (!ualg_budget_charge(&c->cl->acct->mem, charge))
+		return reply(c, type, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
 	struct parked *pk = calloc(1, sizeof(*pk));
 
 	if (!pk || !(pk->frame = malloc(n))) {
+		ualg_budget_uncharge(&c->cl->acct->mem, charge);
 		free(pk);
 		return -1;
 	}
+	pk->mem = &c->cl->acct->mem;
+	pk->charged = charge;
 	memcpy(pk->frame, rxbuf, n);
 	pk->len = n;
 	pk->req = (struct request){ .progress = req->progress };
-	const uint16_t type = ((struct ualg_hdr *)rxbuf)->type;
-	if ((type == UALG_MSG_RECV || type == UALG_MSG_RECV_SHM) && req->recv_private) {
+	if (keep_out) {
+		pk->req.recv_len = req->recv_len;
 		if (!(pk->req.recv_out = malloc(req->recv_len ? req->recv_len : 1))) {
 			parked_free(pk);
 			return -1;
 		}
-		pk->req.recv_len = req->recv_len;
 		memcpy(pk->req.recv_out, recvbuf, req->progress.done);
 	}
 	c->parked = pk;
@@ -840,20 +908,40 @@ static int park(struct conn *c, size_t n, const struct request *req)
  * their transform socket is served, as the kernel releases them within
  * close(): otherwise "close(op); setsockopt(tfm, KEY)" could see EBUSY.
  * The client's close has completed before it sends the request, so the
- * hang-up is already visible here even if epoll has not reported it. */
+ * hang-up is already in epoll's ready list even if the loop has not
+ * reached it: only the ready connections are looked at, never every
+ * child (a uid may hold thousands).  Events not acted on here stay
+ * ready (level-triggered) for the loop. */
+static int listener_tag, signal_tag;	/* epoll data of the two fds that are no connection */
+
 static void reap_closed_children(const struct conn *c)
 {
+	static struct epoll_event *evs;
+	static int evs_cap;
+
 	if (!c->sk || c->sk->connected || !c->sk->children)
 		return;
-	for (struct conn *o = conns, *next; o; o = next) {
-		next = o->next;
-		if (!o->sk || o->sk->parent != c->sk)
+	int want = 0;
+	for (struct client *cl = clients; cl; cl = cl->next)
+		want += (int)cl->sockets;
+	if (want > evs_cap) {
+		struct epoll_event *e = realloc(evs, (size_t)want * sizeof(*e));
+		if (!e)
+			return;
+		evs = e;
+		evs_cap = want;
+	}
+	int n = epoll_wait(epfd, evs, evs_cap, 0);
+	for (int i = 0; i < n; i++) {
+		struct conn *o = evs[i].data.ptr;
+		if (o == (void *)&listener_tag || o == (void *)&signal_tag)
 			continue;
-		struct pollfd p = { .fd = o->fd, .events = POLLIN | POLLRDHUP };
+		if (!(evs[i].events & (EPOLLHUP | EPOLLRDHUP)) || o->closed || !o->sk ||
+		    o->sk->parent != c->sk)
+			continue;
 		char b;
 		/* Hung up with nothing left to read (EOF is also POLLIN). */
-		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP)) &&
-		    recv(o->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+		if (recv(o->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
 			conn_close(o);
 	}
 }
@@ -997,14 +1085,17 @@ static void on_connection(int fd)
 		refuse(fd, ENOMEM);
 		return;
 	}
-	if (client_full(cl)) {
+	if (client_full(cl) || account_fds(cl->acct, 1)) {
 		client_put(cl);
 		refuse(fd, EMFILE);
 		return;
 	}
 	struct alg_sock *sk = afalg_sock_new();
+	if (sk)
+		sk->mem = &cl->acct->mem;
 	struct conn *c = sk ? conn_add(fd, cl, sk, false) : NULL;
 	if (!c) {
+		account_fds_put(cl->acct, 1);
 		afalg_sock_put(sk);
 		client_put(cl);
 		refuse(fd, ENOMEM);
@@ -1065,7 +1156,6 @@ static int next_events(struct epoll_event *evs, int max)
 
 int server_run(const struct server_opts *opts)
 {
-	static int listener_tag, signal_tag;
 	sigset_t mask;
 
 	verbose = opts->verbose;
@@ -1073,7 +1163,16 @@ int server_run(const struct server_opts *opts)
 	if (opts->max_sockets)
 		max_sockets = opts->max_sockets;
 	ualg_instances_cap(SERVER_INSTANCES_PER_UID);
+	account_set_max_sockets(max_sockets);
+	read_wmem_max();
 	sandbox_limits();
+	struct rlimit nofile;
+	unsigned fd_max = opts->uid_fd_max;
+	/* Default: a quarter of algd's own limit, so that three uids at
+	 * theirs leave a quarter for everyone else. */
+	if (!fd_max && !getrlimit(RLIMIT_NOFILE, &nofile))
+		fd_max = nofile.rlim_cur / 4 < UINT32_MAX ? (unsigned)(nofile.rlim_cur / 4) : UINT32_MAX;
+	account_set_limits(opts->uid_mem_max, opts->uid_key_heap, fd_max);
 	char lpath[128];
 	int lfd = listener_open(opts, lpath, sizeof(lpath));
 	if (lfd < 0)

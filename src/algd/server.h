@@ -13,6 +13,10 @@ struct server_opts {
 	int verbose;
 	struct policy policy;	/* who may connect */
 	unsigned max_sockets;	/* per client uid, transform and op sockets */
+	/* Per client uid (account.h); 0: the default. */
+	size_t uid_mem_max;	/* bytes of queues, buffers, ring memory */
+	size_t uid_key_heap;	/* bytes of the key heap */
+	unsigned uid_fd_max;	/* descriptors algd holds for it */
 	bool drop;		/* started as root: become uid:gid once listening */
 	uid_t uid;
 	gid_t gid;

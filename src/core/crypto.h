@@ -399,4 +399,32 @@ void *ualg_secure_zalloc(size_t n);
 void ualg_secure_free(void *p);	/* wipes; NULL is fine */
 size_t ualg_secure_used(void);
 
+/* A budget of bytes (or of any unit), charged and uncharged from any
+ * thread; max 0 is no limit.  algd keeps one per client uid. */
+struct ualg_budget {
+	size_t used, max;
+};
+
+static inline bool ualg_budget_charge(struct ualg_budget *b, size_t n)
+{
+	size_t used = __atomic_load_n(&b->used, __ATOMIC_RELAXED);
+	do {
+		if (b->max && (n > b->max || used > b->max - n))
+			return false;
+	} while (!__atomic_compare_exchange_n(&b->used, &used, used + n, true, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+static inline void ualg_budget_uncharge(struct ualg_budget *b, size_t n)
+{
+	__atomic_fetch_sub(&b->used, n, __ATOMIC_RELAXED);
+}
+
+/* While a budget is set on this thread, every secure-heap block allocated
+ * is charged to it, and refused (NULL, -ENOMEM from ualg_secure_end())
+ * past its max; the block is uncharged when freed, on any thread.  NULL:
+ * charge no one. */
+void ualg_secure_set_budget(struct ualg_budget *b);
+
 #endif

@@ -108,6 +108,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct client *cl = client_get(0);
 	struct alg_sock *sk = afalg_sock_new();
 	struct conn *c = cl && sk ? conn_add(sv[0], cl, sk, false) : NULL;
+	if (c)
+		account_fds(cl->acct, 1);	/* as on_connection(): conn_close() gives it back */
 	if (!c) {
 		close(sv[0]);
 		close(sv[1]);
