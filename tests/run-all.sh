@@ -37,6 +37,8 @@ libualg			unit
 faults			security
 shm			security
 keys			security
+attack			security
+limits			security
 fips			security
 key-serial		real
 kcapi			real
@@ -245,13 +247,17 @@ suite_keys() {
 # directly: identity through op sockets and rings, algd's own uid, attached
 # descriptors, key bytes in the receive buffer, a planted socket in a shared
 # /tmp, the errno of a dead algd, --alg-allow on DRBGs.
-suite "a hostile client of a shared algd (tests/security/attack.py)" python3 tests/security/attack.py \
-	"$B/src/algd/algd" "$B/src/tools/algctl" "$B/src/tools/ualg-run"
+suite_attack() {
+	suite "a hostile client of a shared algd (tests/security/attack.py)" python3 tests/security/attack.py \
+		"$B/src/algd/algd" "$B/src/tools/algctl" "$B/src/tools/ualg-run"
+}
 
 # What one uid can make algd hold (memory, key heap, fds, sockets, ring
 # workers and locks), and three uids sharing one algd under attack.
-suite "per-uid resource limits (tests/security/limits.py)" python3 tests/security/limits.py \
-	"$B/src/algd/algd" "$B/tests/ring-attack"
+suite_limits() {
+	suite "per-uid resource limits (tests/security/limits.py)" python3 tests/security/limits.py \
+		"$B/src/algd/algd" "$B/tests/ring-attack"
+}
 
 # FIPS mode (algd --fips) against an algd of its own.
 suite_fips() { suite "algd --fips: approved algorithms only, as Linux 6.1 with fips=1" env BUILD="$B" bash tests/security/fips.sh; }
