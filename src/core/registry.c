@@ -442,6 +442,8 @@ int ualg_core_init(void)
 	int r = ualg_openssl_register();
 
 	if (!r)
+		r = ualg_openssl_sha_register();
+	if (!r)
 		r = ualg_nettle_register();
 	if (!r)
 		r = ualg_checksum_register();

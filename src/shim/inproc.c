@@ -314,7 +314,9 @@ void inproc_accepted(struct afd *parent, int newfd, struct afd *a)
 /* Wakes the threads waiting on the tree; the caller holds its lock. */
 static void changed(struct inproc_tfm *t)
 {
-	atomic_fetch_add(&t->seq, 1);
+	/* Only lock holders write it: no locked instruction needed. */
+	atomic_store_explicit(&t->seq, atomic_load_explicit(&t->seq, memory_order_relaxed) + 1,
+			      memory_order_release);
 	if (atomic_load(&t->waiters))
 		syscall(SYS_futex, &t->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }

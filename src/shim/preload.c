@@ -754,19 +754,30 @@ static ssize_t send_parts(int fd, struct afd *a, struct iov_cursor *cur, size_t 
 }
 
 /* The caller's iovec array, as copy_msghdr_from_user() takes it in. */
-static int copy_iovecs(const struct msghdr *m, struct iovec **out)
+/* The caller's iovec array, as copy_msghdr_from_user() takes it in: up
+ * to UIO_FASTIOV into fast (on the caller's stack), more into memory of
+ * its own, which iovecs_free() releases. */
+#define UIO_FASTIOV_ 8
+static int copy_iovecs(const struct msghdr *m, struct iovec fast[UIO_FASTIOV_], struct iovec **out)
 {
 	if (m->msg_iovlen > UIO_MAXIOV_)
 		return -EMSGSIZE;
-	struct iovec *iov = malloc((m->msg_iovlen ? m->msg_iovlen : 1) * sizeof(*iov));
+	struct iovec *iov = m->msg_iovlen <= UIO_FASTIOV_ ? fast : malloc(m->msg_iovlen * sizeof(*iov));
 	if (!iov)
 		return -ENOMEM;
 	if (copy_in(iov, m->msg_iov, m->msg_iovlen * sizeof(*iov))) {
-		free(iov);
+		if (iov != fast)
+			free(iov);
 		return -EFAULT;
 	}
 	*out = iov;
 	return 0;
+}
+
+static void iovecs_free(struct iovec *iov, const struct iovec *fast)
+{
+	if (iov != fast)
+		free(iov);
 }
 
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
@@ -781,14 +792,14 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 		return sfail(EFAULT);
 	if ((int)m.msg_namelen < 0)
 		return sfail(EINVAL);
-	struct iovec *iov;
+	struct iovec fast[UIO_FASTIOV_], *iov;
 	int r = cmsg_parse(&m, &ctl);
 	if (!r)
-		r = copy_iovecs(&m, &iov);
+		r = copy_iovecs(&m, fast, &iov);
 	if (r)
 		return sfail(-r);
 	ssize_t n = do_send(fd, a, iov, m.msg_iovlen, &ctl, flags);
-	free(iov);
+	iovecs_free(iov, fast);
 	return n;
 }
 
@@ -1189,15 +1200,15 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	if (!a)
 		return next.recvmsg(fd, msg, flags);
 	struct msghdr m;
-	struct iovec *iov;
+	struct iovec fast[UIO_FASTIOV_], *iov;
 	if (copy_in(&m, msg, sizeof(m)))
 		return sfail(EFAULT);
-	int r = copy_iovecs(&m, &iov);
+	int r = copy_iovecs(&m, fast, &iov);
 	if (r)
 		return sfail(-r);
 	int mflags = 0;
 	ssize_t n = do_recv(fd, a, iov, m.msg_iovlen, flags, &mflags);
-	free(iov);
+	iovecs_free(iov, fast);
 	if (n < 0)
 		return n;
 	/* No control data; no address, except a netlink reply's sender, the

@@ -10,6 +10,7 @@ int ualg_openssl_register(void);
 int ualg_openssl_register_aead(void);	/* openssl_aead.c */
 int ualg_openssl_register_rng(void);	/* openssl_rng.c */
 int ualg_openssl_register_stream(void);	/* openssl_stream.c: chacha20, poly1305 */
+int ualg_openssl_sha_register(void);	/* openssl_sha.c: exporting sha1/sha2 */
 /* Drops what registration fetched; after every algorithm is destroyed. */
 void ualg_openssl_unregister(void);
 void ualg_openssl_unregister_stream(void);
