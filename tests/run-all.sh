@@ -112,6 +112,11 @@ diff <(grep -E '^test_\w+ \(' tests/golden/python-test-socket-full.txt) "$T/pyfu
 cmp -s <(grep -E '^test_\w+ \(' tests/golden/python-test-socket-full.txt) "$T/pyfull.lines"
 result "python test_socket LinuxKernelCryptoAPI matches tests/golden/python-test-socket-full.txt" $?
 
+# Which of the kernel's algorithm names ualg binds (tests/coverage): the
+# percentage of those Linux 6.1 binds, every refusal documented in ualg(7).
+suite "kernel algorithm names bound, vs Linux 6.1 (tests/golden/alg-names.txt)" \
+	"$RUN" python3 tests/coverage/coverage.py check tests/golden/alg-names.txt --min 93
+
 suite "algd against malformed frames" python3 tests/proto/bad_frames.py
 
 # algctl, algd.conf and NETLINK_CRYPTO, against an algd of their own.

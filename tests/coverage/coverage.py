@@ -16,6 +16,8 @@
                                        Prints the percentage and exits 1 below
                                        --min (default 95) or on an undocumented
                                        miss.
+  coverage.py check KERNEL [--min N]   bind, then compare with KERNEL (run under
+                                       ualg-run: what make check does).
 """
 import argparse
 import errno
@@ -83,15 +85,26 @@ def main():
     c.add_argument("ours")
     c.add_argument("--min", type=float, default=95.0)
     c.add_argument("--man", default=os.path.join(REPO, "man", "ualg.7"))
+    k = sub.add_parser("check")
+    k.add_argument("kernel")
+    k.add_argument("--names", default=os.path.join(HERE, "names.txt"))
+    k.add_argument("--min", type=float, default=95.0)
+    k.add_argument("--man", default=os.path.join(REPO, "man", "ualg.7"))
     args = ap.parse_args()
+
+    if args.cmd == "check":
+        ours = {(t, n): bind_one(t, n) for t, n in read_names(args.names)}
+        return compare(read_results(args.kernel), ours, args.min, args.man)
 
     if args.cmd == "bind":
         for t, n in read_names(args.names):
             print(t, n, bind_one(t, n), flush=True)
         return 0
 
-    kern = read_results(args.kernel)
-    ours = read_results(args.ours)
+    return compare(read_results(args.kernel), read_results(args.ours), args.min, args.man)
+
+
+def compare(kern, ours, minimum, man):
     kbound = [k for k, v in kern.items() if v == "0"]
     if not kbound:
         print("compare: the kernel's recording binds nothing", file=sys.stderr)
@@ -99,7 +112,7 @@ def main():
     both = [k for k in kbound if ours.get(k) == "0"]
     missing = sorted(k for k in kbound if ours.get(k) != "0")
     extra = sorted(k for k, v in ours.items() if v == "0" and kern.get(k) != "0")
-    refused = documented_refusals(args.man)
+    refused = documented_refusals(man)
     undocumented = [k for k in missing if k[1] not in refused]
     pct = 100.0 * len(both) / len(kbound)
     print("coverage: the kernel binds %d of %d names; ualg binds %d of those (%.1f%%) "
@@ -109,9 +122,9 @@ def main():
                                            "" if n in refused else "  NOT DOCUMENTED"))
     for t, n in extra:
         print("  ualg only: %s %s" % (t, n))
-    ok = pct >= args.min and not undocumented
-    print("coverage: %s (minimum %.1f%%%s)" % ("ok" if ok else "FAILED", args.min,
-          ", %d refusals not in %s" % (len(undocumented), args.man) if undocumented else ""))
+    ok = pct >= minimum and not undocumented
+    print("coverage: %s (minimum %.1f%%%s)" % ("ok" if ok else "FAILED", minimum,
+          ", %d refusals not in %s" % (len(undocumented), man) if undocumented else ""))
     return 0 if ok else 1
 
 

@@ -4,6 +4,7 @@
  * the AEAD templates against their inner algorithms driven by hand, and
  * drivers that fail their vectors being refused. */
 #include "crypto.h"
+#include "template.h"
 #include "modes.h"
 
 #include <errno.h>
@@ -650,6 +651,70 @@ static void test_exportable_lookup(void)
 	ualg_alg_put(a);
 }
 
+/* The kernel names added for coverage: each is served and passes its
+ * standard vectors (testvec_data.c), and a corrupted vector makes it fail
+ * its self-test (ELIBBAD), so each table is really run. */
+static const struct {
+	enum ualg_alg_type type;
+	const char *name;
+} vectored[] = {
+	{ UALG_ALG_SHASH, "crct10dif" }, { UALG_ALG_SHASH, "streebog256" },
+	{ UALG_ALG_SHASH, "streebog512" }, { UALG_ALG_SHASH, "wp256" }, { UALG_ALG_SHASH, "wp384" },
+	{ UALG_ALG_SHASH, "wp512" }, { UALG_ALG_SHASH, "cbcmac(aes)" },
+	{ UALG_ALG_SHASH, "cbcmac(camellia)" }, { UALG_ALG_SKCIPHER, "ecb(cast6)" },
+	{ UALG_ALG_SKCIPHER, "rfc3686(ctr(aes))" }, { UALG_ALG_SKCIPHER, "kw(aes)" },
+	{ UALG_ALG_AEAD, "authenc(hmac(sha1),rfc3686(ctr(aes)))" },
+	{ UALG_ALG_AEAD, "authenc(hmac(sha256),rfc3686(ctr(aes)))" },
+	{ UALG_ALG_AEAD, "authenc(hmac(sha384),rfc3686(ctr(aes)))" },
+	{ UALG_ALG_AEAD, "authenc(hmac(sha512),rfc3686(ctr(aes)))" },
+	{ UALG_ALG_AEAD, "authenc(hmac(md5),ecb(cipher_null))" },
+	{ UALG_ALG_AEAD, "authenc(hmac(sha1),ecb(cipher_null))" },
+};
+
+static void test_kernel_names(void)
+{
+	static const struct {
+		enum ualg_alg_type type;
+		const char *name;
+	} unvectored[] = {
+		{ UALG_ALG_SHASH, "digest_null" }, { UALG_ALG_SKCIPHER, "ecb(cipher_null)" },
+		{ UALG_ALG_RNG, "jitterentropy_rng" }, { UALG_ALG_SHASH, "hmac(streebog512)" },
+		{ UALG_ALG_SHASH, "hmac(wp256)" }, { UALG_ALG_SHASH, "cbcmac(des3_ede)" },
+		{ UALG_ALG_SHASH, "cbcmac(serpent)" }, { UALG_ALG_SHASH, "cbcmac(twofish)" },
+		{ UALG_ALG_SKCIPHER, "cbc(cast6)" }, { UALG_ALG_SKCIPHER, "ctr(cast6)" },
+		{ UALG_ALG_SKCIPHER, "xts(cast6)" }, { UALG_ALG_SKCIPHER, "lrw(cast6)" },
+		{ UALG_ALG_AEAD, "gcm(camellia)" }, { UALG_ALG_AEAD, "gcm(serpent)" },
+		{ UALG_ALG_AEAD, "gcm(twofish)" }, { UALG_ALG_AEAD, "gcm(cast6)" },
+	};
+	int err;
+
+	for (size_t i = 0; i < sizeof(vectored) / sizeof(vectored[0]); i++) {
+		ok(ualg_core_init() == 0, "init for %s", vectored[i].name);
+		ok(fips_lookup(vectored[i].type, vectored[i].name) == 0, "%s is served", vectored[i].name);
+		ualg_core_exit();
+		ualg_selftest_corrupt(vectored[i].name);
+		ok(ualg_core_init() == 0, "init with %s's vector corrupted", vectored[i].name);
+		err = fips_lookup(vectored[i].type, vectored[i].name);
+		ok(err == ELIBBAD, "%s: a corrupted vector fails its self-test (%d)", vectored[i].name, err);
+		ualg_core_exit();
+		ualg_selftest_corrupt(NULL);
+	}
+	ok(ualg_core_init() == 0, "init");
+	for (size_t i = 0; i < sizeof(unvectored) / sizeof(unvectored[0]); i++)
+		ok(fips_lookup(unvectored[i].type, unvectored[i].name) == 0, "%s is served", unvectored[i].name);
+	/* The gcm template (Nettle's GCM over the child cipher) on the GCM
+	 * specification's vectors and against the whole-mode driver. */
+	const char *aes = "aes";
+	struct ualg_alg *g = ualg_tmpl_find("gcm")->create(&aes, 1, &err);
+	ok(g && ualg_register(g) == 0 && g->selftest == UALG_SELFTEST_PASSED,
+	   "the gcm template over aes passes gcm(aes)'s vectors");
+	test_gcm_vectors(g ? g->driver : "gcm(aes-openssl)");
+	cross_check_gcm(g ? g->driver : "gcm(aes-openssl)", "gcm-aes-openssl");
+	ok(fips_lookup(UALG_ALG_AEAD, "gcm(camellia-openssl)") == ENOENT,
+	   "gcm over a driver name is ENOENT, as the kernel's");
+	ualg_core_exit();
+}
+
 int main(void)
 {
 	ok(ualg_core_init() == 0, "core initialises");
@@ -700,6 +765,7 @@ int main(void)
 	test_broken_aead("gcm-aes-anytag", ACCEPT_ANY_TAG);
 	test_exportable_lookup();
 	ualg_core_exit();
+	test_kernel_names();
 	test_fips();	/* last: FIPS mode cannot be left */
 	return tap_done();
 }

@@ -13,6 +13,7 @@
 #include "../template.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,8 +97,13 @@ static int gcm_crypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req, bool
 	int r = 0;
 	if (enc)
 		memcpy(req->text + textlen, tag, tfm->authsize);
-	else if (ualg_memneq(tag, req->text + textlen, tfm->authsize))
+	else if (ualg_memneq(tag, req->text + textlen, tfm->authsize)) {
+		/* No plaintext is left behind: the keystream again gives
+		 * the ciphertext back. */
+		gcm_set_iv(&g, &c->key, GCM_IV_SIZE, req->iv);
+		gcm_encrypt(&g, &c->key, c->child, child_encrypt, textlen, req->text, req->text);
 		r = -EBADMSG;
+	}
 	ualg_wipe(tag, sizeof(tag));
 	ualg_wipe(&g, sizeof(g));
 	return r;
@@ -119,7 +125,21 @@ static struct ualg_alg *gcm_create(const char *const *args, unsigned nargs, int 
 
 	if (!cipher)
 		return NULL;
+	/* The kernel names a gcm instance gcm(cipher name), driver
+	 * gcm_base(ctr(cipher driver),ghash-generic): gcm over a driver name
+	 * ("gcm(aes-generic)") matches neither and is ENOENT there. */
+	if (strcmp(args[0], cipher->name)) {
+		ualg_alg_put(cipher);
+		*err = ENOENT;
+		return NULL;
+	}
 	struct ualg_alg *inst = ualg_instance_alloc("gcm", UALG_ALG_AEAD, &cipher, 1, err);
+	if (inst && snprintf(inst->driver, sizeof(inst->driver), "gcm_base(ctr(%s),ghash-nettle)",
+			     cipher->driver) >= (int)sizeof(inst->driver)) {
+		ualg_instance_free(inst);
+		inst = NULL;
+		*err = ENAMETOOLONG;
+	}
 	if (inst) {
 		inst->blocksize = 1;
 		inst->ctxsize = sizeof(struct gcm_tctx);
