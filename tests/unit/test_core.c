@@ -671,6 +671,68 @@ static const struct {
 	{ UALG_ALG_AEAD, "authenc(hmac(sha1),ecb(cipher_null))" },
 };
 
+/* essiv(authenc(hmac(sha256),cbc(aes)),sha256) against authenc and aes by
+ * hand: the IV encrypted under sha256(encryption key), standing in the
+ * last 16 bytes of the associated data authenticated. */
+static void cross_check_essiv_aead(void)
+{
+	int err;
+	struct ualg_alg *ea, *aa, *ca = lookup(UALG_ALG_CIPHER, "aes", &err);
+	struct ualg_alg *sa = lookup(UALG_ALG_SHASH, "sha256", &err);
+	struct ualg_tfm *e = aead_tfm("essiv(authenc(hmac(sha256),cbc(aes)),sha256)", &ea),
+			*a = aead_tfm("authenc(hmac(sha256),cbc(aes))", &aa),
+			*c = ca ? ualg_tfm_new(ca, &err) : NULL, *sh = sa ? ualg_tfm_new(sa, &err) : NULL;
+	uint8_t blob[8 + 32 + 32], salt[32], iv[16], iv2[16], plain[600], b1[700], b2[700];
+	const uint16_t rta_len = 8, rta_type = 1;
+	int same = e && a && c && sh;
+
+	for (int round = 0; same && round < 20; round++) {
+		const size_t enckeylen = round % 2 ? 32 : 16, assoclen = 16 + rand_below(32);
+		const size_t len = 16 * rand_below(33);
+		memcpy(blob, &rta_len, 2);
+		memcpy(blob + 2, &rta_type, 2);
+		blob[4] = blob[5] = blob[6] = 0;
+		blob[7] = (uint8_t)enckeylen;
+		RAND_bytes(blob + 8, 32 + enckeylen);
+		RAND_bytes(iv, sizeof(iv));
+		RAND_bytes(plain, sizeof(plain));
+		memcpy(b1, plain, assoclen + len);
+		memcpy(iv2, iv, 16);
+		same = !ualg_tfm_setkey(e, blob, 8 + 32 + enckeylen) &&
+		       !ualg_tfm_setkey(a, blob, 8 + 32 + enckeylen) &&
+		       !ualg_hash_digest(sh, blob + 8 + 32, enckeylen, salt) &&
+		       !ualg_tfm_setkey(c, salt, 32) &&
+		       !aead_run(e, true, b1, assoclen, b1 + assoclen, len, iv, 16);
+		ualg_cipher_encrypt_one(c, iv2, iv2);
+		memcpy(b2, plain, assoclen + len);
+		memcpy(b2 + assoclen - 16, iv2, 16);
+		same = same && !aead_run(a, true, b2, assoclen, b2 + assoclen, len, iv2, 16) &&
+		       !memcmp(b1 + assoclen, b2 + assoclen, len + 32);
+		/* Decryption, with the IV's slot in the associated data
+		 * changed: the IV stands there, what was sent is not used. */
+		memcpy(b2, b1, assoclen + len + 32);
+		same = same && !aead_run(e, false, b1, assoclen, b1 + assoclen, len + 32, iv, 16) &&
+		       !memcmp(b1 + assoclen, plain + assoclen, len);
+		b2[assoclen - 1] ^= 1;
+		memcpy(b1, b2, assoclen + len + 32);
+		same = same && !aead_run(e, false, b1, assoclen, b1 + assoclen, len + 32, iv, 16);
+		memcpy(b1, b2, assoclen + len + 32);
+		iv[0] ^= 1;
+		same = same && aead_run(e, false, b1, assoclen, b1 + assoclen, len + 32, iv, 16) == -EBADMSG;
+	}
+	ok(same, "essiv(authenc(hmac(sha256),cbc(aes)),sha256) agrees with authenc and aes by hand");
+	uint8_t small[15 + 32] = { 0 };
+	memset(iv, 0, sizeof(iv));
+	ok(e && aead_run(e, true, small, 15, small + 15, 0, iv, 16) == -EINVAL,
+	   "essiv aead: associated data shorter than the IV is EINVAL");
+	aead_free(e, ea);
+	aead_free(a, aa);
+	ualg_tfm_free(c);
+	ualg_tfm_free(sh);
+	ualg_alg_put(ca);
+	ualg_alg_put(sa);
+}
+
 static void test_kernel_names(void)
 {
 	static const struct {
@@ -710,6 +772,7 @@ static void test_kernel_names(void)
 	   "the gcm template over aes passes gcm(aes)'s vectors");
 	test_gcm_vectors(g ? g->driver : "gcm(aes-openssl)");
 	cross_check_gcm(g ? g->driver : "gcm(aes-openssl)", "gcm-aes-openssl");
+	cross_check_essiv_aead();
 	ok(fips_lookup(UALG_ALG_AEAD, "gcm(camellia-openssl)") == ENOENT,
 	   "gcm over a driver name is ENOENT, as the kernel's");
 	ualg_core_exit();
