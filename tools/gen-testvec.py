@@ -1207,6 +1207,13 @@ RFC6986_M1_512 = ("1b54d01a4af5b9d5cc3d86d68d285462b19abc2475222f35c085122be4ba1
                   "00ad30f8767b3a82384c6574f024c311e2a481332b08ef7f41797891c1646f48")
 RFC6986_M1_256 = "9d151eefd8590b89daa6ba6cb74af9275dd051026bb149a452fd84e5e57b5500"
 
+# RFC 7836 section 4.1.1 and 4.1.2: HMAC_GOSTR3411_2012_256 and _512.
+RFC7836_KEY = bytes(range(32))
+RFC7836_MSG = "0126bdb87800af214341456563780100"
+RFC7836_256 = "a1aa5f7de402d7b3d323f2991c8d4534013137010a83754fd0af6d7cd4922ed9"
+RFC7836_512 = ("a59bab22ecae19c65fbde6e5f4e9f5d8549d31f037f9df9b905500e171923a77"
+               "3d5f1530f2ed7e964cb2eedc29e9ad2f3afe93b2814f79f5000ffc0366c251e6")
+
 # The Whirlpool (ISO/IEC 10118-3:2004) test vectors of its designers: the
 # empty string and "abc"; wp384 and wp256 are the digest's first 48 and
 # 32 bytes (crypto/wp512.c).
@@ -1314,6 +1321,10 @@ def kernel_names_descs(vdir):
                   "RFC 6986 10.1 (M1)", none))
     d.append(Desc("streebog256", HASH, [HashVec(RFC6986_M1, unhex(RFC6986_M1_256), origin="RFC 6986 M1")],
                   "RFC 6986 10.2 (M1)", none))
+    for bits, want in ((256, RFC7836_256), (512, RFC7836_512)):
+        d.append(Desc("hmac(streebog%d)" % bits, HASH,
+                      [HashVec(unhex(RFC7836_MSG), unhex(want), key=RFC7836_KEY, origin="RFC 7836 4.1")],
+                      "RFC 7836 section 4.1", none))
     for name, n in (("wp512", 64), ("wp384", 48), ("wp256", 32)):
         d.append(Desc(name, HASH, [HashVec(m, unhex(h)[:n], origin="Whirlpool ISO vector")
                                    for m, h in WHIRLPOOL], "Whirlpool ISO/IEC 10118-3 vectors", none))

@@ -5767,6 +5767,38 @@ static const struct ualg_hash_testvec hmac_sha512_tv[] = {
 	},
 };
 
+/* hmac(streebog256): RFC 7836 section 4.1 */
+static const struct ualg_hash_testvec hmac_streebog256_tv[] = {
+	{ /* RFC 7836 4.1, 16-byte message */
+		.key =
+			"\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"
+			"\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f",
+		.ksize = 32,
+		.plaintext = "\x01\x26\xbd\xb8\x78\x00\xaf\x21\x43\x41\x45\x65\x63\x78\x01\x00",
+		.psize = 16,
+		.digest =
+			"\xa1\xaa\x5f\x7d\xe4\x02\xd7\xb3\xd3\x23\xf2\x99\x1c\x8d\x45\x34"
+			"\x01\x31\x37\x01\x0a\x83\x75\x4f\xd0\xaf\x6d\x7c\xd4\x92\x2e\xd9",
+	},
+};
+
+/* hmac(streebog512): RFC 7836 section 4.1 */
+static const struct ualg_hash_testvec hmac_streebog512_tv[] = {
+	{ /* RFC 7836 4.1, 16-byte message */
+		.key =
+			"\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"
+			"\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f",
+		.ksize = 32,
+		.plaintext = "\x01\x26\xbd\xb8\x78\x00\xaf\x21\x43\x41\x45\x65\x63\x78\x01\x00",
+		.psize = 16,
+		.digest =
+			"\xa5\x9b\xab\x22\xec\xae\x19\xc6\x5f\xbd\xe6\xe5\xf4\xe9\xf5\xd8"
+			"\x54\x9d\x31\xf0\x37\xf9\xdf\x9b\x90\x55\x00\xe1\x71\x92\x3a\x77"
+			"\x3d\x5f\x15\x30\xf2\xed\x7e\x96\x4c\xb2\xee\xdc\x29\xe9\xad\x2f"
+			"\x3a\xfe\x93\xb2\x81\x4f\x79\xf5\x00\x0f\xfc\x03\x66\xc2\x51\xe6",
+	},
+};
+
 /* kw(aes): NIST SP 800-38F CAVS KW_AE_{128,192,256} */
 static const struct ualg_cipher_testvec kw_aes_tv[] = {
 	{ /* KW_AE_128.txt COUNT 0 */
@@ -9182,6 +9214,20 @@ const struct ualg_test_desc ualg_test_descs[] = {
 		.source = "RFC 4231 (HMAC/rfc-4231-sha512.txt)",
 	},
 	{
+		.alg = "hmac(streebog256)",
+		.kind = UALG_TEST_HASH,
+		.vecs = hmac_streebog256_tv,
+		.count = 1,
+		.source = "RFC 7836 section 4.1",
+	},
+	{
+		.alg = "hmac(streebog512)",
+		.kind = UALG_TEST_HASH,
+		.vecs = hmac_streebog512_tv,
+		.count = 1,
+		.source = "RFC 7836 section 4.1",
+	},
+	{
 		.alg = "kw(aes)",
 		.kind = UALG_TEST_SKCIPHER,
 		.vecs = kw_aes_tv,
@@ -9449,4 +9495,4 @@ const struct ualg_test_desc ualg_test_descs[] = {
 	},
 };
 
-const size_t ualg_test_descs_count = 91;
+const size_t ualg_test_descs_count = 93;

@@ -659,7 +659,8 @@ static const struct {
 	const char *name;
 } vectored[] = {
 	{ UALG_ALG_SHASH, "crct10dif" }, { UALG_ALG_SHASH, "streebog256" },
-	{ UALG_ALG_SHASH, "streebog512" }, { UALG_ALG_SHASH, "wp256" }, { UALG_ALG_SHASH, "wp384" },
+	{ UALG_ALG_SHASH, "streebog512" }, { UALG_ALG_SHASH, "hmac(streebog256)" },
+	{ UALG_ALG_SHASH, "hmac(streebog512)" }, { UALG_ALG_SHASH, "wp256" }, { UALG_ALG_SHASH, "wp384" },
 	{ UALG_ALG_SHASH, "wp512" }, { UALG_ALG_SHASH, "cbcmac(aes)" },
 	{ UALG_ALG_SHASH, "cbcmac(camellia)" }, { UALG_ALG_SKCIPHER, "ecb(cast6)" },
 	{ UALG_ALG_SKCIPHER, "rfc3686(ctr(aes))" }, { UALG_ALG_SKCIPHER, "kw(aes)" },
@@ -733,6 +734,30 @@ static void cross_check_essiv_aead(void)
 	ualg_alg_put(sa);
 }
 
+/* kw(aes) unwrapping what does not unwrap to the default IV: NIST SP
+ * 800-38F CAVS KW_AD_128.txt COUNT 1 is marked FAIL; EBADMSG, as
+ * crypto/keywrap.c.  And the kernel's length rules. */
+static void test_kw_failures(void)
+{
+	int err;
+	struct ualg_alg *a = lookup(UALG_ALG_SKCIPHER, "kw(aes)", &err);
+	struct ualg_tfm *t = a ? ualg_tfm_new(a, &err) : NULL;
+	uint8_t key[16], c[24], out[16], iv[8];
+
+	unhex("5d4899ee66beff1bda1fc717a1ad4c50", key);
+	unhex("bb7fd0bce778bd775e4e88d904d26a7134364c53a6c493a0", c);
+	memcpy(iv, c, 8);
+	ok(t && !ualg_tfm_setkey(t, key, 16) &&
+	   ualg_skcipher_crypt(t, false, iv, c + 8, out, 16) == -EBADMSG,
+	   "kw(aes): KW_AD_128 COUNT 1 (FAIL) does not unwrap: EBADMSG");
+	ok(t && ualg_skcipher_crypt(t, true, iv, c + 8, out, 8) == -EINVAL,
+	   "kw(aes): 8 bytes (under two semiblocks) is EINVAL");
+	ok(t && ualg_skcipher_crypt(t, true, iv, c, out, 20) == -EINVAL,
+	   "kw(aes): 20 bytes (not whole semiblocks) is EINVAL");
+	ualg_tfm_free(t);
+	ualg_alg_put(a);
+}
+
 static void test_kernel_names(void)
 {
 	static const struct {
@@ -740,7 +765,7 @@ static void test_kernel_names(void)
 		const char *name;
 	} unvectored[] = {
 		{ UALG_ALG_SHASH, "digest_null" }, { UALG_ALG_SKCIPHER, "ecb(cipher_null)" },
-		{ UALG_ALG_RNG, "jitterentropy_rng" }, { UALG_ALG_SHASH, "hmac(streebog512)" },
+		{ UALG_ALG_RNG, "jitterentropy_rng" },
 		{ UALG_ALG_SHASH, "hmac(wp256)" }, { UALG_ALG_SHASH, "cbcmac(des3_ede)" },
 		{ UALG_ALG_SHASH, "cbcmac(serpent)" }, { UALG_ALG_SHASH, "cbcmac(twofish)" },
 		{ UALG_ALG_SKCIPHER, "cbc(cast6)" }, { UALG_ALG_SKCIPHER, "ctr(cast6)" },
@@ -773,6 +798,7 @@ static void test_kernel_names(void)
 	test_gcm_vectors(g ? g->driver : "gcm(aes-openssl)");
 	cross_check_gcm(g ? g->driver : "gcm(aes-openssl)", "gcm-aes-openssl");
 	cross_check_essiv_aead();
+	test_kw_failures();
 	ok(fips_lookup(UALG_ALG_AEAD, "gcm(camellia-openssl)") == ENOENT,
 	   "gcm over a driver name is ENOENT, as the kernel's");
 	ualg_core_exit();
