@@ -111,7 +111,7 @@ bool ualg_tfm_has_setkey(const struct ualg_tfm *tfm)
 {
 	const struct ualg_alg *alg = tfm->alg;
 
-	return alg_keyed(alg) || alg->type == UALG_ALG_RNG ||
+	return alg_keyed(alg) || alg->type == UALG_ALG_RNG || alg->type == UALG_ALG_SKCIPHER ||
 	       (alg->type == UALG_ALG_SHASH && alg->u.shash.setkey);
 }
 
