@@ -673,8 +673,8 @@ static const struct {
 };
 
 /* essiv(authenc(hmac(sha256),cbc(aes)),sha256) against authenc and aes by
- * hand: the IV encrypted under sha256(encryption key), standing in the
- * last 16 bytes of the associated data authenticated. */
+ * hand: the IV encrypted under sha256(encryption key || authentication
+ * key), standing in the last 16 bytes of the associated data. */
 static void cross_check_essiv_aead(void)
 {
 	int err;
@@ -690,6 +690,7 @@ static void cross_check_essiv_aead(void)
 	for (int round = 0; same && round < 20; round++) {
 		const size_t enckeylen = round % 2 ? 32 : 16, assoclen = 16 + rand_below(32);
 		const size_t len = 16 * rand_below(33);
+		struct ualg_hash_desc d = { 0 };
 		memcpy(blob, &rta_len, 2);
 		memcpy(blob + 2, &rta_type, 2);
 		blob[4] = blob[5] = blob[6] = 0;
@@ -701,9 +702,11 @@ static void cross_check_essiv_aead(void)
 		memcpy(iv2, iv, 16);
 		same = !ualg_tfm_setkey(e, blob, 8 + 32 + enckeylen) &&
 		       !ualg_tfm_setkey(a, blob, 8 + 32 + enckeylen) &&
-		       !ualg_hash_digest(sh, blob + 8 + 32, enckeylen, salt) &&
+		       !ualg_hash_init(&d, sh) && !ualg_hash_update(&d, blob + 8 + 32, enckeylen) &&
+		       !ualg_hash_update(&d, blob + 8, 32) && !ualg_hash_final(&d, salt) &&
 		       !ualg_tfm_setkey(c, salt, 32) &&
 		       !aead_run(e, true, b1, assoclen, b1 + assoclen, len, iv, 16);
+		ualg_hash_exit(&d);
 		ualg_cipher_encrypt_one(c, iv2, iv2);
 		memcpy(b2, plain, assoclen + len);
 		memcpy(b2 + assoclen - 16, iv2, 16);

@@ -6,8 +6,8 @@
  * "cbc(aes)".
  *
  * The AEAD form, essiv(authenc(HASH,SKCIPHER),HASH) (dm-crypt with
- * integrity): the key is authenc's blob, whose encryption key alone is
- * hashed into the IV cipher's key; the request's IV is encrypted the same
+ * integrity): the key is authenc's blob; the digest of its encryption key
+ * followed by its authentication key keys the IV cipher; the request's IV is encrypted the same
  * way and stands, as dm-crypt lays it out, in the last IV-size bytes of
  * the associated data that the inner AEAD authenticates.  The kernel
  * writes it there in the caller's output buffer; here the inner AEAD is
@@ -105,15 +105,29 @@ static int essiv_aead_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t le
 {
 	struct essiv_ctx *c = tfm->ctx;
 	uint8_t salt[UALG_MAX_DIGESTSIZE];
+	struct ualg_hash_desc d = { 0 };
+	uint16_t rta_len;
 	int r = ualg_tfm_setkey(c->inner, key, len);
 
 	if (r)
 		return r;
-	/* The inner authenc accepted the blob: its header is sound, and the
-	 * encryption key ends it. */
+	/* The inner authenc accepted the blob: its header is sound; then
+	 * come the authentication key and the encryption key.  The salt is
+	 * the digest of the encryption key followed by the authentication
+	 * key (essiv_aead_setkey()). */
+	memcpy(&rta_len, key, 2);
+	const size_t skip = (rta_len + 3u) & ~3u;	/* RTA_ALIGN */
 	const uint32_t enckeylen = (uint32_t)key[4] << 24 | (uint32_t)key[5] << 16 |
 				   (uint32_t)key[6] << 8 | key[7];
-	r = ualg_hash_digest(c->hash, key + len - enckeylen, enckeylen, salt);
+	const uint8_t *authkey = key + skip, *enckey = key + len - enckeylen;
+	r = ualg_hash_init(&d, c->hash);
+	if (!r)
+		r = ualg_hash_update(&d, enckey, enckeylen);
+	if (!r)
+		r = ualg_hash_update(&d, authkey, (size_t)(enckey - authkey));
+	if (!r)
+		r = ualg_hash_final(&d, salt);
+	ualg_hash_exit(&d);
 	if (!r)
 		r = ualg_tfm_setkey(c->iv_cipher, salt, ualg_hash_digestsize(c->hash));
 	ualg_wipe(salt, sizeof(salt));
