@@ -112,6 +112,10 @@ diff <(grep -E '^test_\w+ \(' tests/golden/python-test-socket-full.txt) "$T/pyfu
 cmp -s <(grep -E '^test_\w+ \(' tests/golden/python-test-socket-full.txt) "$T/pyfull.lines"
 result "python test_socket LinuxKernelCryptoAPI matches tests/golden/python-test-socket-full.txt" $?
 
+suite "differential corpus vs Linux 6.1, the coverage list's added algorithms (tests/golden/kernel_names.txt)" \
+	"$RUN" python3 tests/diff/run.py tests/diff/cases_kernel_names.py \
+	--check tests/golden/kernel_names.txt --known tests/diff/known-differences.txt --case-timeout 20
+
 # Which of the kernel's algorithm names ualg binds (tests/coverage): the
 # percentage of those Linux 6.1 binds, every refusal documented in ualg(7).
 suite "kernel algorithm names bound, vs Linux 6.1 (tests/golden/alg-names.txt)" \

@@ -16,6 +16,13 @@ own output:
     ghash, pcbc, lrw, xctr, essiv), Linux 6.1's own answers recorded on the
     oracle in tests/golden/more_algs.txt (see oracle_descs()).
 
+  * for the kernel names of tests/coverage: RFC 2612 (cast6), RFC 6986 and
+    RFC 7836 (streebog and its hmac), the Whirlpool ISO vectors (wp*), the
+    CRC catalogue's check value (crct10dif), RFC 3686 (rfc3686(ctr(aes))),
+    NIST SP 800-38F KW_AE files (kw(aes)), CBC vectors read as CBC-MACs
+    (cbcmac), and authenc over rfc3686 and the null cipher composed as
+    authenc_vectors() does (see kernel_names_descs()).
+
 Selection is deterministic (fixed indices/lengths, file order), so running
 the generator twice gives the same output.
 
@@ -1310,6 +1317,64 @@ AUTHENC_HMACS_ALL = [("md5", "HMAC/rfc-2202-md5.txt"), ("sha1", "HMAC/rfc-2202-s
                      ("sha512", "HMAC/rfc-4231-sha512.txt")]
 
 
+def _ctr(key, block, data):
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+    e = Cipher(algorithms.AES(key), modes.CTR(block)).encryptor()
+    return e.update(data) + e.finalize()
+
+
+def check_rfc3686(v):
+    try:
+        return _ctr(v.key[:-4], v.key[-4:] + v.iv + b"\0\0\0\1", v.ptext) == v.ctext
+    except ImportError:
+        return None
+
+
+def check_kw(v):
+    try:
+        from cryptography.hazmat.primitives import keywrap
+    except ImportError:
+        return None
+    return keywrap.aes_key_wrap(v.key, v.ptext) == v.iv + v.ctext
+
+
+def check_cbcmac_aes(v):
+    try:
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+    except ImportError:
+        return None
+    e = Cipher(algorithms.AES(v.key), modes.CBC(bytes(16))).encryptor()
+    return (e.update(v.msg) + e.finalize())[-16:] == v.digest
+
+
+def check_t10dif(v):
+    crc = 0
+    for b in v.msg:
+        crc ^= b << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x8bb7 if crc & 0x8000 else crc << 1) & 0xffff
+    return crc.to_bytes(2, "little") == v.digest
+
+
+def check_authenc_other(hname, null):
+    def f(v):
+        if v.novrfy:
+            return None
+        blob = v.key
+        enckeylen = int.from_bytes(blob[4:8], "big")
+        authkey, enckey = blob[8:len(blob) - enckeylen], blob[len(blob) - enckeylen:]
+        if null:
+            ct = v.ptext
+        else:
+            try:
+                ct = _ctr(enckey[:-4], enckey[-4:] + v.iv + b"\0\0\0\1", v.ptext)
+            except ImportError:
+                return None
+        tag = hmac.new(authkey, v.assoc + ct, HMAC_INFO[hname][0]).digest()[:v.authsize]
+        return ct + tag == v.ctext
+    return f
+
+
 def kernel_names_descs(vdir):
     none = ("fn", lambda v: None)
     d = []
@@ -1329,15 +1394,15 @@ def kernel_names_descs(vdir):
         d.append(Desc(name, HASH, [HashVec(m, unhex(h)[:n], origin="Whirlpool ISO vector")
                                    for m, h in WHIRLPOOL], "Whirlpool ISO/IEC 10118-3 vectors", none))
     d.append(Desc("crct10dif", HASH, listed_hash(T10DIF, "CRC-16/T10-DIF check"),
-                  "CRC RevEng catalogue, CRC-16/T10-DIF check value", none))
-    d.append(Desc("rfc3686(ctr(aes))", SKCIPHER, rfc3686_vectors(), "RFC 3686 section 6", none))
-    d.append(Desc("kw(aes)", SKCIPHER, kw_vectors(vdir), "NIST SP 800-38F CAVS KW_AE_{128,192,256}", none))
+                  "CRC RevEng catalogue, CRC-16/T10-DIF check value", ("fn", check_t10dif)))
+    d.append(Desc("rfc3686(ctr(aes))", SKCIPHER, rfc3686_vectors(), "RFC 3686 section 6", ("fn", check_rfc3686)))
+    d.append(Desc("kw(aes)", SKCIPHER, kw_vectors(vdir), "NIST SP 800-38F CAVS KW_AE_{128,192,256}", ("fn", check_kw)))
     aes_cbc = []
     for bits in (128, 192, 256):
         aes_cbc += cbc_recs(os.path.join(vdir, "ciphers/AES/CBC/CBCMMT%d.rsp" % bits),
                             lambda r: unhex(r["KEY"]), 3)
     d.append(Desc("cbcmac(aes)", HASH, cbcmac_from_cbc(aes_cbc, "NIST CAVP CBCMMT"),
-                  "NIST CAVP CBCMMT{128,192,256}.rsp as CBC-MAC (last block)", none))
+                  "NIST CAVP CBCMMT{128,192,256}.rsp as CBC-MAC (last block)", ("fn", check_cbcmac_aes)))
     d.append(Desc("cbcmac(camellia)", HASH,
                   cbcmac_from_cbc(cbc_recs(os.path.join(vdir, "ciphers/Camellia/camellia-cbc.txt"),
                                            lambda r: unhex(r["KEY"]), 4), "camellia-cbc.txt"),
@@ -1345,11 +1410,13 @@ def kernel_names_descs(vdir):
     for hname in ("sha1", "sha256", "sha384", "sha512"):
         d.append(Desc("authenc(hmac(%s),rfc3686(ctr(aes)))" % hname, AEAD,
                       authenc_other(vdir, hname, "rfc3686"),
-                      "composed: RFC HMAC key/message as assoc, RFC 3686 #2", ("aead", None)))
+                      "composed: RFC HMAC key/message as assoc, RFC 3686 #2",
+                      ("fn", check_authenc_other(hname, False))))
     for hname in ("md5", "sha1"):
         d.append(Desc("authenc(hmac(%s),ecb(cipher_null))" % hname, AEAD,
                       authenc_other(vdir, hname, "null"),
-                      "composed: RFC HMAC key/message as assoc, null cipher", ("aead", None)))
+                      "composed: RFC HMAC key/message as assoc, null cipher",
+                      ("fn", check_authenc_other(hname, True))))
     return d
 
 
