@@ -30,6 +30,8 @@ diff-aead-rng		diff
 diff-surface		diff
 clients			real
 diff-more-algs		diff
+diff-kernel-names	diff
+coverage		diff
 python			real
 bad-frames		security
 algctl			ctl
@@ -59,6 +61,7 @@ diff-hash-skcipher@algd	algd
 diff-aead-rng@algd	algd
 diff-surface@algd	algd
 diff-more-algs@algd	algd
+diff-kernel-names@algd	algd
 clients@algd		algd
 python@algd		algd
 kcapi@algd		algd
@@ -214,6 +217,18 @@ suite_python() {
 }
 
 suite_bad_frames() { suite "algd against malformed frames" python3 tests/proto/bad_frames.py; }
+
+suite_diff_kernel_names() {
+	diffsuite "differential corpus vs Linux 6.1, the coverage list's added algorithms (tests/golden/kernel_names.txt)" \
+		cases_kernel_names.py kernel_names.txt 20
+}
+
+# Which of the kernel's algorithm names ualg binds (tests/coverage): the
+# percentage of those Linux 6.1 binds, every refusal documented in ualg(7).
+suite_coverage() {
+	suite "kernel algorithm names bound, vs Linux 6.1 (tests/golden/alg-names.txt)" \
+		"$RUN" python3 tests/coverage/coverage.py check tests/golden/alg-names.txt --min 93
+}
 
 # algctl, algd.conf and NETLINK_CRYPTO, against an algd of their own.
 suite_algctl() {

@@ -16,6 +16,13 @@ own output:
     ghash, pcbc, lrw, xctr, essiv), Linux 6.1's own answers recorded on the
     oracle in tests/golden/more_algs.txt (see oracle_descs()).
 
+  * for the kernel names of tests/coverage: RFC 2612 (cast6), RFC 6986 and
+    RFC 7836 (streebog and its hmac), the Whirlpool ISO vectors (wp*), the
+    CRC catalogue's check value (crct10dif), RFC 3686 (rfc3686(ctr(aes))),
+    NIST SP 800-38F KW_AE files (kw(aes)), CBC vectors read as CBC-MACs
+    (cbcmac), and authenc over rfc3686 and the null cipher composed as
+    authenc_vectors() does (see kernel_names_descs()).
+
 Selection is deterministic (fixed indices/lengths, file order), so running
 the generator twice gives the same output.
 
@@ -1185,6 +1192,235 @@ def more_algs_descs(vdir):
 
 
 # --------------------------------------------------------------------------
+# The kernel names added for the coverage list (tests/coverage): cast6,
+# streebog, whirlpool, crct10dif, cbcmac, kw, rfc3686 and the authenc
+# compositions over rfc3686(ctr(aes)) and ecb(cipher_null).
+# --------------------------------------------------------------------------
+
+# RFC 2612 Appendix B: CAST-256 with 128-, 192- and 256-bit keys, one zero
+# plaintext block each.
+RFC2612_CAST6 = [
+    ("2342bb9efa38542c0af75647f29f615d", "c842a08972b43d20836c91d1b7530f6b"),
+    ("2342bb9efa38542cbed0ac83940ac298bac77a7717942863", "1b386c0210dcadcbdd0e41aa08a7a7e8"),
+    ("2342bb9efa38542cbed0ac83940ac2988d7c47ce264908461cc1b5137ae6b604",
+     "4f6a2038286897b9c9870136553317fa"),
+]
+
+# RFC 6986 section 10.1 (GOST R 34.11-2012) example M1, as the kernel's
+# testmgr.h writes it: the message in the order it is hashed and the
+# digests in the order the kernel outputs them.
+RFC6986_M1 = b"012345678901234567890123456789012345678901234567890123456789012"
+RFC6986_M1_512 = ("1b54d01a4af5b9d5cc3d86d68d285462b19abc2475222f35c085122be4ba1ffa"
+                  "00ad30f8767b3a82384c6574f024c311e2a481332b08ef7f41797891c1646f48")
+RFC6986_M1_256 = "9d151eefd8590b89daa6ba6cb74af9275dd051026bb149a452fd84e5e57b5500"
+
+# RFC 7836 section 4.1.1 and 4.1.2: HMAC_GOSTR3411_2012_256 and _512.
+RFC7836_KEY = bytes(range(32))
+RFC7836_MSG = "0126bdb87800af214341456563780100"
+RFC7836_256 = "a1aa5f7de402d7b3d323f2991c8d4534013137010a83754fd0af6d7cd4922ed9"
+RFC7836_512 = ("a59bab22ecae19c65fbde6e5f4e9f5d8549d31f037f9df9b905500e171923a77"
+               "3d5f1530f2ed7e964cb2eedc29e9ad2f3afe93b2814f79f5000ffc0366c251e6")
+
+# The Whirlpool (ISO/IEC 10118-3:2004) test vectors of its designers: the
+# empty string and "abc"; wp384 and wp256 are the digest's first 48 and
+# 32 bytes (crypto/wp512.c).
+WHIRLPOOL = [
+    (b"", "19fa61d75522a4669b44e39c1d2e1726c530232130d407f89afee0964997f7a7"
+          "3e83be698b288febcf88e3e03c4f0757ea8964e59b63d93708b138cc42a66eb3"),
+    (b"abc", "4e2448a4c6f486bb16b6562c73b4020bf3043e3a731bce721ae1b303d97e6d4c"
+             "7181eebdb6c57e277d0e34957114cbd6c797fc9d95d8b582d225292076d4eef5"),
+]
+
+# CRC-16/T10-DIF's check value (CRC RevEng catalogue: poly 0x8bb7, init 0,
+# unreflected): crc("123456789") = 0xd0db; the kernel's digest is the CRC
+# in host (little-endian) order.
+T10DIF = [(b"123456789", "dbd0"), (b"", "0000")]
+
+# RFC 3686 section 6 test vectors #1-#3 (AES-128 CTR): key, nonce, IV,
+# plaintext, ciphertext; the kernel's key is the AES key || nonce.
+RFC3686 = [
+    ("ae6852f8121067cc4bf7a5765577f39e", "00000030", "0000000000000000",
+     "53696e676c6520626c6f636b206d7367", "e4095d4fb7a7b3792d6175a3261311b8"),
+    ("7e24067817fae0d743d6ce1f32539163", "006cb6db", "c0543b59da48d90b",
+     "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+     "5104a106168a72d9790d41ee8edad388eb2e1efc46da57c8fce630df9141be28"),
+]
+
+
+def rfc3686_vectors():
+    return [CipherVec(unhex(k) + unhex(n), unhex(iv), unhex(p), unhex(c),
+                      origin="RFC 3686 test vector #%d" % (i + 1))
+            for i, (k, n, iv, p, c) in enumerate(RFC3686)]
+
+
+def cbcmac_from_cbc(recs, origin):
+    """CBC-MAC of P1 ^ IV || P2 .. Pn under K is the last block of the CBC
+    encryption of P under K and IV: a standard CBC vector gives one."""
+    vecs = []
+    for name, r in recs:
+        key, iv = r["key"], r["iv"]
+        pt, ct = r["pt"], r["ct"]
+        bs = len(iv)
+        msg = bytes(a ^ b for a, b in zip(pt[:bs], iv)) + pt[bs:]
+        vecs.append(HashVec(msg, ct[-bs:], key=key, origin="%s %s" % (origin, name)))
+    return vecs
+
+
+def cbc_recs(path, keyfn, count):
+    out = []
+    for r in encrypt_records(path)[:count]:
+        out.append(("COUNT %s" % r.get("COUNT", "?"),
+                    {"key": keyfn(r), "iv": unhex(r["IV"]), "pt": unhex(r["PLAINTEXT"]),
+                     "ct": unhex(r["CIPHERTEXT"])}))
+    return out
+
+
+def kw_vectors(vdir):
+    vecs = []
+    for bits in (128, 192, 256):
+        rel = "keywrap/kwtestvectors/KW_AE_%d.txt" % bits
+        recs = [r for s, r in parse_records(os.path.join(vdir, rel)) if "P" in r and "C" in r]
+        for r in recs[:1] + [x for x in recs if len(unhex(x["P"])) > 16][:1]:
+            c = unhex(r["C"])
+            vecs.append(CipherVec(unhex(r["K"]), c[:8], unhex(r["P"]), c[8:],
+                                  origin="%s COUNT %s" % (os.path.basename(rel), r["COUNT"])))
+    return vecs
+
+
+def authenc_other(vdir, hname, encname):
+    """authenc(hmac(H),rfc3686(ctr(aes))) from RFC 3686 vector #2 and
+    authenc(hmac(H),ecb(cipher_null)) (the null cipher copies): the RFC
+    HMAC case's key and message as key and associated data; the tag is
+    HMAC(assoc || ciphertext), the RFC's own MAC when the text is empty."""
+    rel = dict(AUTHENC_HMACS_ALL)[hname]
+    hrecs = [r for r in hash_records(os.path.join(vdir, rel))
+             if len(unhex(r["MD"])) == HMAC_INFO[hname][1]]
+    dsize = HMAC_INFO[hname][1]
+    vecs = []
+    for hr in hrecs[:2]:
+        authkey, msg, mac = unhex(hr["Key"]), hash_msg(hr, rel), unhex(hr["MD"])
+        if encname == "rfc3686":
+            k, n, iv, p, c = RFC3686[1]
+            enckey, iv, pt, ct = unhex(k) + unhex(n), unhex(iv), unhex(p), unhex(c)
+        else:
+            enckey, iv, pt, ct = b"", b"", msg, msg
+        key = authenc_key(authkey, enckey)
+        vecs.append(AeadVec(key, iv, msg, b"", mac, dsize, origin="%s MAC, no text" % rel))
+        tag = hmac.new(authkey, msg + ct, HMAC_INFO[hname][0]).digest()
+        vecs.append(AeadVec(key, iv, msg, pt, ct + tag, dsize, origin="%s key and message" % rel))
+    vecs.append(flipped_tag(vecs[-1], "must fail"))
+    return vecs
+
+
+AUTHENC_HMACS_ALL = [("md5", "HMAC/rfc-2202-md5.txt"), ("sha1", "HMAC/rfc-2202-sha1.txt"),
+                     ("sha256", "HMAC/rfc-4231-sha256.txt"), ("sha384", "HMAC/rfc-4231-sha384.txt"),
+                     ("sha512", "HMAC/rfc-4231-sha512.txt")]
+
+
+def _ctr(key, block, data):
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+    e = Cipher(algorithms.AES(key), modes.CTR(block)).encryptor()
+    return e.update(data) + e.finalize()
+
+
+def check_rfc3686(v):
+    try:
+        return _ctr(v.key[:-4], v.key[-4:] + v.iv + b"\0\0\0\1", v.ptext) == v.ctext
+    except ImportError:
+        return None
+
+
+def check_kw(v):
+    try:
+        from cryptography.hazmat.primitives import keywrap
+    except ImportError:
+        return None
+    return keywrap.aes_key_wrap(v.key, v.ptext) == v.iv + v.ctext
+
+
+def check_cbcmac_aes(v):
+    try:
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+    except ImportError:
+        return None
+    e = Cipher(algorithms.AES(v.key), modes.CBC(bytes(16))).encryptor()
+    return (e.update(v.msg) + e.finalize())[-16:] == v.digest
+
+
+def check_t10dif(v):
+    crc = 0
+    for b in v.msg:
+        crc ^= b << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x8bb7 if crc & 0x8000 else crc << 1) & 0xffff
+    return crc.to_bytes(2, "little") == v.digest
+
+
+def check_authenc_other(hname, null):
+    def f(v):
+        if v.novrfy:
+            return None
+        blob = v.key
+        enckeylen = int.from_bytes(blob[4:8], "big")
+        authkey, enckey = blob[8:len(blob) - enckeylen], blob[len(blob) - enckeylen:]
+        if null:
+            ct = v.ptext
+        else:
+            try:
+                ct = _ctr(enckey[:-4], enckey[-4:] + v.iv + b"\0\0\0\1", v.ptext)
+            except ImportError:
+                return None
+        tag = hmac.new(authkey, v.assoc + ct, HMAC_INFO[hname][0]).digest()[:v.authsize]
+        return ct + tag == v.ctext
+    return f
+
+
+def kernel_names_descs(vdir):
+    none = ("fn", lambda v: None)
+    d = []
+    cast6 = [CipherVec(unhex(k), None, bytes(16), unhex(c), origin="RFC 2612 B")
+             for k, c in RFC2612_CAST6]
+    d.append(Desc("cast6", CIPHER, cast6, "RFC 2612 Appendix B", none))
+    d.append(Desc("ecb(cast6)", SKCIPHER, cast6, "RFC 2612 Appendix B", none))
+    d.append(Desc("streebog512", HASH, [HashVec(RFC6986_M1, unhex(RFC6986_M1_512), origin="RFC 6986 M1")],
+                  "RFC 6986 10.1 (M1)", none))
+    d.append(Desc("streebog256", HASH, [HashVec(RFC6986_M1, unhex(RFC6986_M1_256), origin="RFC 6986 M1")],
+                  "RFC 6986 10.2 (M1)", none))
+    for bits, want in ((256, RFC7836_256), (512, RFC7836_512)):
+        d.append(Desc("hmac(streebog%d)" % bits, HASH,
+                      [HashVec(unhex(RFC7836_MSG), unhex(want), key=RFC7836_KEY, origin="RFC 7836 4.1")],
+                      "RFC 7836 section 4.1", none))
+    for name, n in (("wp512", 64), ("wp384", 48), ("wp256", 32)):
+        d.append(Desc(name, HASH, [HashVec(m, unhex(h)[:n], origin="Whirlpool ISO vector")
+                                   for m, h in WHIRLPOOL], "Whirlpool ISO/IEC 10118-3 vectors", none))
+    d.append(Desc("crct10dif", HASH, listed_hash(T10DIF, "CRC-16/T10-DIF check"),
+                  "CRC RevEng catalogue, CRC-16/T10-DIF check value", ("fn", check_t10dif)))
+    d.append(Desc("rfc3686(ctr(aes))", SKCIPHER, rfc3686_vectors(), "RFC 3686 section 6", ("fn", check_rfc3686)))
+    d.append(Desc("kw(aes)", SKCIPHER, kw_vectors(vdir), "NIST SP 800-38F CAVS KW_AE_{128,192,256}", ("fn", check_kw)))
+    aes_cbc = []
+    for bits in (128, 192, 256):
+        aes_cbc += cbc_recs(os.path.join(vdir, "ciphers/AES/CBC/CBCMMT%d.rsp" % bits),
+                            lambda r: unhex(r["KEY"]), 3)
+    d.append(Desc("cbcmac(aes)", HASH, cbcmac_from_cbc(aes_cbc, "NIST CAVP CBCMMT"),
+                  "NIST CAVP CBCMMT{128,192,256}.rsp as CBC-MAC (last block)", ("fn", check_cbcmac_aes)))
+    d.append(Desc("cbcmac(camellia)", HASH,
+                  cbcmac_from_cbc(cbc_recs(os.path.join(vdir, "ciphers/Camellia/camellia-cbc.txt"),
+                                           lambda r: unhex(r["KEY"]), 4), "camellia-cbc.txt"),
+                  "OpenSSL Camellia CBC vectors as CBC-MAC (last block)", none))
+    for hname in ("sha1", "sha256", "sha384", "sha512"):
+        d.append(Desc("authenc(hmac(%s),rfc3686(ctr(aes)))" % hname, AEAD,
+                      authenc_other(vdir, hname, "rfc3686"),
+                      "composed: RFC HMAC key/message as assoc, RFC 3686 #2",
+                      ("fn", check_authenc_other(hname, False))))
+    for hname in ("md5", "sha1"):
+        d.append(Desc("authenc(hmac(%s),ecb(cipher_null))" % hname, AEAD,
+                      authenc_other(vdir, hname, "null"),
+                      "composed: RFC HMAC key/message as assoc, null cipher",
+                      ("fn", check_authenc_other(hname, True))))
+    return d
+
+
+# --------------------------------------------------------------------------
 # Collection
 # --------------------------------------------------------------------------
 
@@ -1244,6 +1480,7 @@ def collect(vdir):
             descs.append(Desc("%s(hmac(%s),cbc(aes))" % (tmpl, hname), AEAD, vecs, src,
                               ("aead", None)))
     descs += more_algs_descs(vdir)
+    descs += kernel_names_descs(vdir)
 
     descs.sort(key=lambda d: d.alg.encode("ascii"))   # strcmp order
     names = [d.alg for d in descs]

@@ -68,6 +68,7 @@ static const struct ualg_template *const templates[] = {
 	&ualg_tmpl_authenc, &ualg_tmpl_authencesn, &ualg_tmpl_seqiv, &ualg_tmpl_echainiv,
 	&ualg_tmpl_pcbc, &ualg_tmpl_cfb, &ualg_tmpl_ofb,
 	&ualg_tmpl_cmac, &ualg_tmpl_xcbc, &ualg_tmpl_essiv, &ualg_tmpl_xctr, &ualg_tmpl_lrw,
+	&ualg_tmpl_cbcmac, &ualg_tmpl_gcm, &ualg_tmpl_kw, &ualg_tmpl_rfc3686,
 };
 
 const struct ualg_template *ualg_tmpl_find(const char *name)
@@ -457,6 +458,12 @@ int ualg_core_init(void)
 		r = ualg_asym_register();
 	if (!r)
 		r = ualg_comp_register();
+	if (!r)
+		r = ualg_null_register();
+	if (!r)
+		r = ualg_botan_register();
+	if (!r)
+		r = ualg_jitter_register();
 	/* After every driver: the power-on tests cover them all. */
 	if (!r && ualg_fips_enabled())
 		r = fips_power_on_tests();

@@ -47,5 +47,7 @@ extern const struct ualg_template ualg_tmpl_hmac, ualg_tmpl_ecb, ualg_tmpl_cbc,
 extern const struct ualg_template ualg_tmpl_pcbc, ualg_tmpl_cfb, ualg_tmpl_ofb,
 	ualg_tmpl_cmac, ualg_tmpl_xcbc, ualg_tmpl_essiv, ualg_tmpl_xctr,
 	ualg_tmpl_lrw;
+extern const struct ualg_template ualg_tmpl_cbcmac, ualg_tmpl_gcm, ualg_tmpl_kw,
+	ualg_tmpl_rfc3686;
 
 #endif

@@ -21,7 +21,8 @@ static bool alg_keyed(const struct ualg_alg *alg)
 {
 	switch (alg->type) {
 	case UALG_ALG_CIPHER: return true;
-	case UALG_ALG_SKCIPHER: return true;
+	/* skcipher_set_needkey(): not ecb(cipher_null), whose key is empty */
+	case UALG_ALG_SKCIPHER: return alg->u.skcipher.max_keysize != 0;
 	case UALG_ALG_SHASH: return alg->u.shash.setkey && !alg->u.shash.optional_key;
 	case UALG_ALG_AEAD: return true;
 	case UALG_ALG_RNG: return false;	/* seeding is optional */
@@ -110,7 +111,7 @@ bool ualg_tfm_has_setkey(const struct ualg_tfm *tfm)
 {
 	const struct ualg_alg *alg = tfm->alg;
 
-	return alg_keyed(alg) || alg->type == UALG_ALG_RNG ||
+	return alg_keyed(alg) || alg->type == UALG_ALG_RNG || alg->type == UALG_ALG_SKCIPHER ||
 	       (alg->type == UALG_ALG_SHASH && alg->u.shash.setkey);
 }
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Compares `algctl list` with the oracle's /proc/crypto.
-usage: parse_proc_crypto.py GOLDEN OURS LIST
+usage: parse_proc_crypto.py GOLDEN OURS LACKING
 
 Both are parsed the same way (stanzas of "key : value" lines separated by
 blank lines; the parser rejects anything else).  Checks: every stanza of
 ours has the fields, in order, that the golden stanzas of its type have;
 for each generic name both list, the type and its sizes agree; and the
-golden names we lack are exactly those LIST (docs/algorithms.md) lists between its
+golden names we lack are exactly those LACKING (tests/ctl/lacking.txt) lists between its
 "<!-- lacking -->" markers."""
 import re
 import sys
@@ -65,7 +65,7 @@ for name in sorted(set(gnames) & set(onames)):
                     for k in SIZES) for g in gnames[name])
     check(agree, "%s: type and sizes as on Linux 6.1" % name)
 missing = set(gnames) - set(onames)
-check(missing == lacking, "the golden algorithms we lack are the listed ones (extra: %s; listed but present: %s)"
+check(missing == lacking, "the golden algorithms we lack are the LACKING list (extra: %s; listed but present: %s)"
       % (" ".join(sorted(missing - lacking)) or "none", " ".join(sorted(lacking - missing)) or "none"))
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

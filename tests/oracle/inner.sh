@@ -3,7 +3,7 @@
 # the current directory; called by tests/oracle/record.sh.  usage: inner.sh REPO
 # Writes: proc-crypto.txt crypto-user.txt hash_skcipher.txt aead_rng.txt surface.txt kcapi.txt kcapi-aead.txt clients.txt
 #         python-test-socket.txt
-#         python-test-socket-full.txt more_algs.txt  (and inner.log with statuses)
+#         python-test-socket-full.txt more_algs.txt alg-names.txt kernel_names.txt  (and inner.log with statuses)
 set -u
 REPO=$1
 fail=0
@@ -15,6 +15,11 @@ note "kernel $(uname -r)"
 cat /proc/crypto > proc-crypto.txt || fail=1
 # crypto_user's answers, also from the boot-time registry.
 python3 "$REPO/tests/netlink/nlclient.py" record > crypto-user.txt 2>> inner.log || { note "nlclient.py record failed"; fail=1; }
+
+# Which kernel names bind (tests/coverage), before the corpora load more.
+python3 "$REPO/tests/coverage/coverage.py" bind > alg-names.txt 2>> inner.log || { note "coverage.py bind failed"; fail=1; }
+python3 "$REPO/tests/diff/run.py" "$REPO/tests/diff/cases_kernel_names.py" --timeout 30 --case-timeout 120 \
+    --record kernel_names.txt >> inner.log 2>&1 || { note "run.py --record (kernel_names) failed"; fail=1; }
 
 python3 "$REPO/tests/diff/run.py" "$REPO/tests/diff/cases_hash_skcipher.py" --record hash_skcipher.txt \
     >> inner.log 2>&1 || { note "run.py --record failed"; fail=1; }

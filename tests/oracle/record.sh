@@ -5,14 +5,14 @@
 #   ORACLE=path/to/kernel-oracle.sh overrides the oracle (default: ../shared/
 #   beside the repository, as in CI).  NO_COPY=1 records into OUTDIR only.
 # Files: hash_skcipher.txt aead_rng.txt surface.txt more_algs.txt kcapi.txt kcapi-aead.txt clients.txt
-#        python-test-socket.txt python-test-socket-full.txt proc-crypto.txt crypto-user.txt
+#        python-test-socket.txt python-test-socket-full.txt proc-crypto.txt crypto-user.txt alg-names.txt kernel_names.txt
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 ORACLE=${ORACLE:-$REPO/../shared/kernel-oracle.sh}
 OUT=${1:-$(mktemp -d "${TMPDIR:-/tmp}/ualg-oracle-out.XXXXXX")}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-FILES="hash_skcipher.txt aead_rng.txt surface.txt more_algs.txt kcapi.txt kcapi-aead.txt clients.txt python-test-socket.txt python-test-socket-full.txt proc-crypto.txt crypto-user.txt"
+FILES="hash_skcipher.txt aead_rng.txt surface.txt more_algs.txt kcapi.txt kcapi-aead.txt clients.txt python-test-socket.txt python-test-socket-full.txt proc-crypto.txt crypto-user.txt alg-names.txt kernel_names.txt"
 for f in $FILES inner.log; do rm -f "$OUT/$f"; done
 
 echo "record.sh: booting the oracle, output in $OUT" >&2

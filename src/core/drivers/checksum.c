@@ -4,6 +4,7 @@
  * Kernel semantics (crypto/crc32_generic.c, crc32c_generic.c,
  * xxhash_generic.c): the optional key is the seed, little-endian, of
  * exactly the digest size; the digest is the final value little-endian.
+ * crct10dif has no key.
  * crc32 is the raw reflected CRC (seed 0, no final inversion); crc32c
  * starts from ~0 by default and inverts at the end; xxhash64 is seeded 0. */
 #include "others.h"
@@ -87,6 +88,22 @@ static uint64_t crc32c_value(const struct checksum_state *st)
 	return ~(uint32_t)st->crc;
 }
 
+/* crct10dif (crypto/crct10dif_generic.c): CRC-16 with the T10 DIF
+ * polynomial 0x8bb7, unreflected, from 0 with no inversion, as ISA-L's
+ * crc16_t10dif; no key. */
+static void t10dif_update(struct checksum_state *st, const uint8_t *data, size_t len)
+{
+	uint16_t crc = (uint16_t)st->crc;
+
+	while (len) {
+		uint64_t n = len > (1u << 30) ? 1u << 30 : len;
+		crc = crc16_t10dif(crc, data, n);
+		data += n;
+		len -= (size_t)n;
+	}
+	st->crc = crc;
+}
+
 static void xxh64_update(struct checksum_state *st, const uint8_t *data, size_t len)
 {
 	XXH64_update(st->xxh, data, len);
@@ -99,6 +116,7 @@ static uint64_t xxh64_value(const struct checksum_state *st)
 
 static const struct checksum_impl crc32_impl = { 4, 0, crc32_update, crc32_value };
 static const struct checksum_impl crc32c_impl = { 4, 0xffffffffu, crc32c_update, crc32c_value };
+static const struct checksum_impl t10dif_impl = { 2, 0, t10dif_update, crc32_value };
 static const struct checksum_impl xxh64_impl = { 8, 0, xxh64_update, xxh64_value };
 
 static const struct checksum_impl *impl_of(const struct ualg_tfm *tfm)
@@ -193,7 +211,7 @@ static int register_checksum(const char *name, const char *driver, const char *m
 		.digestsize = impl->size,
 		.descsize = sizeof(struct checksum_state),
 		.optional_key = true,
-		.setkey = checksum_setkey,
+		.setkey = impl == &t10dif_impl ? NULL : checksum_setkey,
 		.init = checksum_init, .update = checksum_update, .final = checksum_final,
 		.clone = checksum_clone, .exit = checksum_exit,
 	};
@@ -206,6 +224,8 @@ int ualg_checksum_register(void)
 
 	if (!r)
 		r = register_checksum("crc32c", "crc32c-isal", "isal", &crc32c_impl, 1);
+	if (!r)
+		r = register_checksum("crct10dif", "crct10dif-isal", "isal", &t10dif_impl, 1);
 	if (!r)
 		r = register_checksum("xxhash64", "xxhash64-libxxhash", "libxxhash", &xxh64_impl, 32);
 	return r;

@@ -12,4 +12,7 @@ int ualg_nettle_more_register(void);	/* nettle_ciphers.c: serpent, twofish, ghas
 int ualg_ipsecmb_register(void);	/* ipsecmb.c: multi-buffer sha, cbc(aes), gcm(aes) */
 int ualg_asym_register(void);		/* openssl_asym.c: rsa, pkcs1pad, ecdsa, dh, ecdh */
 int ualg_comp_register(void);		/* compress.c: deflate, lz4, lzo, zstd */
+int ualg_null_register(void);		/* null.c: cipher_null, ecb(cipher_null), digest_null */
+int ualg_botan_register(void);		/* botan.c: cast6, streebog*, wp* */
+int ualg_jitter_register(void);		/* jitter.c: jitterentropy_rng (getrandom) */
 #endif

@@ -207,5 +207,95 @@ static struct ualg_alg *xcbc_create(const char *const *args, unsigned nargs, int
 	return mac_create("xcbc", true, args, nargs, err);
 }
 
+/* cbcmac(cipher), as crypto/ccm.c's: the plain CBC-MAC CCM is built on.
+ * Data is XORed into the chaining value, which is encrypted at each full
+ * block and once more at final when a partial block is pending (zero
+ * padding); the digest is the whole block.  Any block size. */
+struct cbcmac_state {
+	uint8_t mac[UALG_MAX_BLOCKSIZE];
+	size_t len;		/* bytes XORed in since the last encryption */
+};
+
+static int cbcmac_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
+{
+	return ualg_tfm_setkey(ualg_tmpl_child(tfm), key, len);
+}
+
+static int cbcmac_init(struct ualg_hash_desc *desc)
+{
+	memset(desc->state, 0, sizeof(struct cbcmac_state));
+	return 0;
+}
+
+static int cbcmac_update(struct ualg_hash_desc *desc, const uint8_t *data, size_t len)
+{
+	struct ualg_tfm *child = ualg_tmpl_child(desc->tfm);
+	struct cbcmac_state *st = desc->state;
+	const size_t bs = child->alg->blocksize;
+
+	while (len) {
+		size_t n = bs - st->len < len ? bs - st->len : len;
+		ualg_xor(st->mac + st->len, st->mac + st->len, data, n);
+		st->len += n;
+		data += n;
+		len -= n;
+		if (st->len == bs) {
+			ualg_cipher_encrypt_one(child, st->mac, st->mac);
+			st->len = 0;
+		}
+	}
+	return 0;
+}
+
+static int cbcmac_final(struct ualg_hash_desc *desc, uint8_t *out)
+{
+	struct ualg_tfm *child = ualg_tmpl_child(desc->tfm);
+	struct cbcmac_state *st = desc->state;
+
+	if (st->len)
+		ualg_cipher_encrypt_one(child, st->mac, st->mac);
+	memcpy(out, st->mac, child->alg->blocksize);
+	return 0;
+}
+
+static int cbcmac_clone(struct ualg_hash_desc *dst, const struct ualg_hash_desc *src)
+{
+	memcpy(dst->state, src->state, sizeof(struct cbcmac_state));
+	return 0;
+}
+
+static void cbcmac_exit(struct ualg_hash_desc *desc)
+{
+	ualg_wipe(desc->state, sizeof(struct cbcmac_state));
+}
+
+static struct ualg_alg *cbcmac_create(const char *const *args, unsigned nargs, int *err)
+{
+	if (nargs != 1) {
+		*err = EINVAL;
+		return NULL;
+	}
+	struct ualg_alg *cipher = ualg_alg_lookup(UALG_ALG_CIPHER, args[0], err);
+	if (!cipher)
+		return NULL;
+	struct ualg_alg *inst = ualg_instance_alloc("cbcmac", UALG_ALG_SHASH, &cipher, 1, err);
+	if (inst) {
+		inst->ctxsize = sizeof(struct ualg_tfm *);
+		inst->init_tfm = ualg_tmpl_init_child;
+		inst->exit_tfm = ualg_tmpl_exit_child;
+		inst->blocksize = 1;
+		inst->u.shash = (struct ualg_shash_ops){
+			.digestsize = cipher->blocksize,
+			.descsize = sizeof(struct cbcmac_state),
+			.setkey = cbcmac_setkey,
+			.init = cbcmac_init, .update = cbcmac_update, .final = cbcmac_final,
+			.clone = cbcmac_clone, .exit = cbcmac_exit,
+		};
+	}
+	ualg_alg_put(cipher);
+	return inst;
+}
+
+const struct ualg_template ualg_tmpl_cbcmac = { .name = "cbcmac", .create = cbcmac_create };
 const struct ualg_template ualg_tmpl_cmac = { .name = "cmac", .create = cmac_create };
 const struct ualg_template ualg_tmpl_xcbc = { .name = "xcbc", .create = xcbc_create };
