@@ -47,6 +47,7 @@ static void afd_put(struct afd *a)
 		shm_forget(a);
 		pthread_mutex_destroy(&a->shm_lock);
 		pthread_mutex_destroy(&a->lock);
+		pthread_cond_destroy(&a->cond);
 		free(a);
 	}
 }
@@ -71,6 +72,7 @@ int afd_track(int fd, bool op, const char *type)
 	}
 	atomic_init(&a->refs, 1);
 	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->cond, NULL);
 	pthread_mutex_init(&a->shm_lock, NULL);
 	atomic_init(&a->shm_state, SHM_NONE);
 	a->op = op;
