@@ -14,6 +14,8 @@ struct ualg_template {
 	/* Builds an unregistered instance over args (generic or driver names)
 	 * or returns NULL with *err set. */
 	struct ualg_alg *(*create)(const char *const *args, unsigned nargs, int *err);
+	/* Its instances keep their spawn's generic name (pcrypt, cryptd). */
+	bool keeps_name;
 };
 
 /* Splits "tmpl(arg1,arg2)" into its parts, checking the kernel's name
@@ -47,5 +49,6 @@ extern const struct ualg_template ualg_tmpl_hmac, ualg_tmpl_ecb, ualg_tmpl_cbc,
 extern const struct ualg_template ualg_tmpl_pcbc, ualg_tmpl_cfb, ualg_tmpl_ofb,
 	ualg_tmpl_cmac, ualg_tmpl_xcbc, ualg_tmpl_essiv, ualg_tmpl_xctr,
 	ualg_tmpl_lrw;
+extern const struct ualg_template ualg_tmpl_pcrypt, ualg_tmpl_cryptd;
 
 #endif
