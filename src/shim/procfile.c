@@ -88,31 +88,25 @@ static mode_t mode_arg(int flags, va_list ap)
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, int) : 0;
 }
 
-#define OPEN_LIKE(fn, field)                                                   \
-	EXPORT int fn(const char *path, int flags, ...)                        \
+/* fn(PARAMS..., path, flags, ...): the real call with ARGS, then answer(). */
+#define OPEN_LIKE(fn, field, PARAMS, ARGS)                                     \
+	EXPORT int fn(PARAMS const char *path, int flags, ...)                 \
 	{                                                                      \
 		va_list ap;                                                    \
 		va_start(ap, flags);                                           \
 		mode_t mode = mode_arg(flags, ap);                             \
 		va_end(ap);                                                    \
 		pthread_once(&once, resolve);                                  \
-		return answer(nx.field(path, flags, mode), path, flags);       \
+		return answer(nx.field(ARGS path, flags, mode), path, flags);  \
 	}
-#define OPENAT_LIKE(fn, field)                                                 \
-	EXPORT int fn(int dirfd, const char *path, int flags, ...)             \
-	{                                                                      \
-		va_list ap;                                                    \
-		va_start(ap, flags);                                           \
-		mode_t mode = mode_arg(flags, ap);                             \
-		va_end(ap);                                                    \
-		pthread_once(&once, resolve);                                  \
-		return answer(nx.field(dirfd, path, flags, mode), path, flags); \
-	}
+#define NONE
+#define DIRFD int dirfd,
+#define DIRARG dirfd,
 
-OPEN_LIKE(open, open)
-OPEN_LIKE(open64, open64)
-OPENAT_LIKE(openat, openat)
-OPENAT_LIKE(openat64, openat64)
+OPEN_LIKE(open, open, NONE, NONE)
+OPEN_LIKE(open64, open64, NONE, NONE)
+OPEN_LIKE(openat, openat, DIRFD, DIRARG)
+OPEN_LIKE(openat64, openat64, DIRFD, DIRARG)
 
 EXPORT int __open_2(const char *path, int flags)
 {
