@@ -262,23 +262,25 @@ static struct ualg_alg *instantiate(int type, const char *name, int *err)
 			*err = ENOENT;
 		return NULL;
 	}
+	if (tmpl->keeps_name) {
+		/* The instance has its spawn's generic name (pcrypt,
+		 * cryptd): only its driver name finds it, as the kernel's
+		 * larval waits for an algorithm of the name asked for.  (The
+		 * kernel keeps the instance it built; it is dropped here.) */
+		char want[UALG_MAX_ALG_NAME];
+		ualg_driver_canon(name, want);
+		if (strcmp(inst->driver, want)) {
+			ualg_instance_free(inst);
+			*err = ENOENT;
+			return NULL;
+		}
+	}
 	if (ualg_register(inst)) {
 		/* The same instance reached by another spelling (driver names
 		 * of the spawns): use the registered one. */
 		struct ualg_alg *dup = find_registered(inst->driver);
 		ualg_instance_free(inst);
 		inst = dup;
-	}
-	if (tmpl->keeps_name) {
-		/* The instance has its spawn's generic name (pcrypt,
-		 * cryptd): only its driver name finds it, as the kernel's
-		 * larval waits for an algorithm of the name asked for. */
-		char want[UALG_MAX_ALG_NAME];
-		ualg_driver_canon(name, want);
-		if (strcmp(inst->driver, want) && strcmp(inst->name, name)) {
-			*err = ENOENT;
-			return NULL;
-		}
 	}
 	if (!type_matches(inst, type) || inst->selftest != UALG_SELFTEST_PASSED) {
 		*err = inst->selftest == UALG_SELFTEST_FAILED ? ELIBBAD : ENOENT;

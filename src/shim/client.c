@@ -67,15 +67,21 @@ long shim_cancellable(long nr, long a1, long a2, long a3, long a4, long a5, long
 static int wait_readable(int fd, bool interruptible, int cancel_state)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct ualg_hdr peek;
 
 	for (;;) {
 		pthread_setcancelstate(cancel_state, NULL);
-		int n = (int)shim_cancellable(SYS_poll, (long)&p, 1, -1, 0, 0, 0);
+		/* A blocking peek sleeps as the kernel's read does: a handler
+		 * with SA_RESTART restarts it; on a non-blocking connection,
+		 * poll. */
+		long n = shim_cancellable(SYS_recvfrom, fd, (long)&peek, sizeof(peek), MSG_PEEK, 0, 0);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			n = shim_cancellable(SYS_poll, (long)&p, 1, -1, 0, 0, 0);
 		int err = errno;
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
-		if (n > 0)
+		if (n >= 0)
 			return 0;
-		if (n < 0 && (err != EINTR || interruptible))
+		if (err != EINTR || interruptible)
 			return -err;
 	}
 }
