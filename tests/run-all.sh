@@ -236,6 +236,14 @@ suite_algctl() {
 		env BUILD="$B" bash tests/ctl/algctl.sh
 }
 
+# Threads sharing an op socket, and pthread_cancel() of calls blocked in
+# the shim (on op sockets and ordinary fds).
+tap "threads on one op socket; cancellation points (tests/unit/test_threads.c)" threads \
+	timeout 300 "$RUN" $TEST_WRAP "$B/tests/test-threads"
+# ualg-run's private algd (quiet, ends with the run) and fips_enabled.
+suite "ualg-run's private algd and /proc/sys/crypto/fips_enabled (tests/ctl/ualg-run.sh)" \
+	bash tests/ctl/ualg-run.sh "$B"
+
 # The native API (libualg): standard vectors through the shared rings, and
 # a hostile client rewriting them.
 suite_libualg() { suite "libualg ring API against algd" $TEST_WRAP "$B/tests/test-ualg"; }

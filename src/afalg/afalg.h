@@ -60,6 +60,7 @@ struct afalg_ctl {
 struct afalg_progress {
 	bool started;		/* the once-per-call checks have run */
 	size_t done;		/* bytes taken (send) or produced (recv) */
+	size_t pos;		/* skcipher recv: buffer bytes the RX lists took */
 };
 
 struct afalg_send {

@@ -13,7 +13,13 @@ static int skcipher_send(struct alg_sock *op, const struct afalg_send *s, struct
 
 /* skcipher_recvmsg(): runs the cipher over queued data in whole chunks
  * while more may follow; waits (AFALG_WAIT) where the kernel sleeps, which
- * includes after a request's last byte when the caller asked for more. */
+ * includes after a request's last byte when the caller asked for more.
+ * Each round's RX list takes as much of the buffer as there is queued data
+ * (af_alg_get_rsgl() with ctx->used), the cipher fills the whole chunks of
+ * it: a round that leaves a partial chunk queued has used the buffer up to
+ * there, so a read no larger than the queue ends with it.  (A larger one
+ * sleeps for more, as the kernel's; what a later round produces follows
+ * here without the kernel's gap of the partial chunk.) */
 static int skcipher_recv(struct alg_sock *op, uint8_t *out, size_t len, bool dontwait, bool *trunc,
 			 struct afalg_progress *p)
 {
@@ -22,13 +28,14 @@ static int skcipher_recv(struct alg_sock *op, uint8_t *out, size_t len, bool don
 	const size_t bs = tfm->alg->u.skcipher.chunksize ? tfm->alg->u.skcipher.chunksize : 1;
 
 	(void)trunc;
-	while (p->done < len) {
+	while (p->pos < len) {
 		if (!tx->init || (tx->more && tx->used < bs)) {
 			if (dontwait)
 				return p->done ? (int)p->done : -EAGAIN;
 			return AFALG_WAIT;
 		}
-		size_t n = len - p->done < tx->used ? len - p->done : tx->used;
+		const size_t take = len - p->pos < tx->used ? len - p->pos : tx->used;
+		size_t n = take;
 		if (tx->more || n < tx->used)
 			n -= n % bs;
 		/* Less than a chunk of a longer queue: the kernel refuses the
@@ -46,6 +53,7 @@ static int skcipher_recv(struct alg_sock *op, uint8_t *out, size_t len, bool don
 		if (!n)
 			break;
 		p->done += n;
+		p->pos += take;
 	}
 	return (int)p->done;
 }

@@ -85,11 +85,15 @@ static void fill_rec(const struct ualg_alg *a, struct ualg_alg_rec *r)
 static struct ualg_alg *match(const struct ualg_alg_req *q, bool exact)
 {
 	const struct ualg_alg *found = NULL;
+	char driver[UALG_MAX_ALG_NAME];
 
+	/* A kernel driver name is the algorithm that stands in for it, as
+	 * bind() finds it. */
+	ualg_driver_canon(q->driver, driver);
 	for (const struct ualg_alg *a = ualg_alg_next(NULL); a; a = ualg_alg_next(a)) {
 		if ((kernel_flags(a) ^ q->type) & q->mask)
 			continue;
-		if (q->driver[0] ? !strcmp(a->driver, q->driver) : !exact && !strcmp(a->name, q->name))
+		if (q->driver[0] ? !strcmp(a->driver, driver) : !exact && !strcmp(a->name, q->name))
 			found = a;
 	}
 	return (struct ualg_alg *)found;

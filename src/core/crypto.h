@@ -264,6 +264,11 @@ static inline bool ualg_alg_is_instance(const struct ualg_alg *alg)
 	return alg->spawns[0] != NULL;
 }
 void ualg_alg_set_priority(struct ualg_alg *alg, int priority);
+/* As ualg_alg_lookup, of any type. */
+struct ualg_alg *ualg_alg_lookup_any(const char *name, int *err);
+/* The driver name here that a kernel driver name stands for (registry.c):
+ * "hmac(sha1-generic)" is "hmac(sha1-openssl)"; others are copied. */
+void ualg_driver_canon(const char *name, char out[UALG_MAX_ALG_NAME]);
 /* Finds or builds name (generic or driver) of any type, as
  * crypto_alg_mod_lookup; returns 0 or -errno, holding no reference. */
 int ualg_alg_instantiate(const char *name);

@@ -69,6 +69,7 @@ static const struct ualg_template *const templates[] = {
 	&ualg_tmpl_pcbc, &ualg_tmpl_cfb, &ualg_tmpl_ofb,
 	&ualg_tmpl_cmac, &ualg_tmpl_xcbc, &ualg_tmpl_essiv, &ualg_tmpl_xctr, &ualg_tmpl_lrw,
 	&ualg_tmpl_cbcmac, &ualg_tmpl_gcm, &ualg_tmpl_kw, &ualg_tmpl_rfc3686,
+	&ualg_tmpl_pcrypt, &ualg_tmpl_cryptd,
 };
 
 const struct ualg_template *ualg_tmpl_find(const char *name)
@@ -173,6 +174,57 @@ static struct ualg_alg *kernel_driver_alias(int type, const char *name)
 		}
 	}
 	return NULL;
+}
+
+/* The driver name here of a kernel driver name, written to out: a
+ * registered driver's own name, the stand-in for a kernel driver
+ * ("sha1-generic": "sha1-openssl"), and for a template instance the
+ * template over its arguments' ("hmac(sha1-generic)": "hmac(sha1-openssl)"),
+ * which is the driver name the instance gets when that name builds it.
+ * Anything else is copied as it is. */
+void ualg_driver_canon(const char *name, char out[UALG_MAX_ALG_NAME])
+{
+	char tname[UALG_MAX_ALG_NAME];
+	char args[UALG_TMPL_MAX_ARGS][UALG_MAX_ALG_NAME];
+	unsigned nargs;
+	const size_t len = strnlen(name, UALG_MAX_ALG_NAME - 1);
+
+	snprintf(out, UALG_MAX_ALG_NAME, "%.*s", (int)len, name);
+	for (const struct ualg_alg *a = alg_list; a; a = a->next)
+		if (!strcmp(a->driver, out))
+			return;
+	if (!ualg_tmpl_parse(out, tname, sizeof(tname), args, &nargs)) {
+		char buf[UALG_MAX_ALG_NAME], arg[UALG_MAX_ALG_NAME];
+		int off = snprintf(buf, sizeof(buf), "%s(", tname);
+		for (unsigned i = 0; i < nargs && off < (int)sizeof(buf); i++) {
+			ualg_driver_canon(args[i], arg);
+			off += snprintf(buf + off, sizeof(buf) - (size_t)off, "%s%s", i ? "," : "", arg);
+		}
+		if (off + 1 < (int)sizeof(buf)) {
+			buf[off] = ')';
+			buf[off + 1] = '\0';
+			memcpy(out, buf, sizeof(buf));
+		}
+		return;
+	}
+	for (size_t i = 0; i < sizeof(kernel_driver_names) / sizeof(kernel_driver_names[0]); i++)
+		if (!strcmp(out, kernel_driver_names[i].kernel)) {
+			ualg_driver_canon(kernel_driver_names[i].ours, out);
+			return;
+		}
+	for (size_t i = 0; i < sizeof(kernel_driver_suffixes) / sizeof(kernel_driver_suffixes[0]); i++) {
+		const size_t sl = strlen(kernel_driver_suffixes[i]);
+		if (len <= sl || strcmp(name + len - sl, kernel_driver_suffixes[i]))
+			continue;
+		for (struct ualg_alg *a = alg_list; a; a = a->next) {
+			char alias[UALG_MAX_ALG_NAME + 8];
+			snprintf(alias, sizeof(alias), "%.*s-%s", (int)(len - sl), name, a->module);
+			if (!strcmp(a->driver, alias) && usable(a)) {
+				snprintf(out, UALG_MAX_ALG_NAME, "%s", a->driver);
+				return;
+			}
+		}
+	}
 }
 
 /* FIPS mode: marks what is not approved; an approved algorithm failing
@@ -288,6 +340,19 @@ static struct ualg_alg *instantiate(int type, const char *name, int *err)
 		return NULL;
 	}
 	inst->builder = builder;
+	if (tmpl->keeps_name) {
+		/* The instance has its spawn's generic name (pcrypt,
+		 * cryptd): only its driver name finds it, as the kernel's
+		 * larval waits for an algorithm of the name asked for.  (The
+		 * kernel keeps the instance it built; it is dropped here.) */
+		char want[UALG_MAX_ALG_NAME];
+		ualg_driver_canon(name, want);
+		if (strcmp(inst->driver, want)) {
+			ualg_instance_free(inst);
+			*err = ENOENT;
+			return NULL;
+		}
+	}
 	if (ualg_register(inst)) {
 		/* The same instance reached by another spelling (driver names
 		 * of the spawns): use the registered one. */
@@ -337,6 +402,11 @@ static struct ualg_alg *lookup(int type, const char *name, int *err)
 struct ualg_alg *ualg_alg_lookup(enum ualg_alg_type type, const char *name, int *err)
 {
 	return lookup((int)type, name, err);
+}
+
+struct ualg_alg *ualg_alg_lookup_any(const char *name, int *err)
+{
+	return lookup(ANY_TYPE, name, err);
 }
 
 struct ualg_alg *ualg_alg_lookup_exportable(enum ualg_alg_type type, const char *name, int *err)

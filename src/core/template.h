@@ -14,6 +14,8 @@ struct ualg_template {
 	/* Builds an unregistered instance over args (generic or driver names)
 	 * or returns NULL with *err set. */
 	struct ualg_alg *(*create)(const char *const *args, unsigned nargs, int *err);
+	/* Its instances keep their spawn's generic name (pcrypt, cryptd). */
+	bool keeps_name;
 };
 
 /* Splits "tmpl(arg1,arg2)" into its parts, checking the kernel's name
@@ -49,5 +51,6 @@ extern const struct ualg_template ualg_tmpl_pcbc, ualg_tmpl_cfb, ualg_tmpl_ofb,
 	ualg_tmpl_lrw;
 extern const struct ualg_template ualg_tmpl_cbcmac, ualg_tmpl_gcm, ualg_tmpl_kw,
 	ualg_tmpl_rfc3686;
+extern const struct ualg_template ualg_tmpl_pcrypt, ualg_tmpl_cryptd;
 
 #endif

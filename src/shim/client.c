@@ -50,18 +50,42 @@ int client_connect(int type_flags)
 	return fd;
 }
 
+long shim_cancellable(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	int old;
+
+	/* As glibc's wrappers did before 2.34: a cancellation requested
+	 * meanwhile, or already pending, acts while the call sleeps. */
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);
+	long r = syscall(nr, a1, a2, a3, a4, a5, a6);
+	int err = errno;
+	pthread_setcanceltype(old, NULL);
+	errno = err;
+	return r;
+}
+
 /* Waits for algd's answer.  A signal handler running meanwhile returns
- * -EINTR, as the kernel's sleep in af_alg_wait_for_data() would. */
-static int wait_readable(int fd, bool interruptible)
+ * -EINTR, as the kernel's sleep in af_alg_wait_for_data() would.  The
+ * wait is a cancellation point when the caller's is (cancel_state). */
+static int wait_readable(int fd, bool interruptible, int cancel_state)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct ualg_hdr peek;
 
 	for (;;) {
-		int n = (int)syscall(SYS_poll, &p, 1, -1);
-		if (n > 0)
+		pthread_setcancelstate(cancel_state, NULL);
+		/* A blocking peek sleeps as the kernel's read does: a handler
+		 * with SA_RESTART restarts it; on a non-blocking connection,
+		 * poll. */
+		long n = shim_cancellable(SYS_recvfrom, fd, (long)&peek, sizeof(peek), MSG_PEEK, 0, 0);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			n = shim_cancellable(SYS_poll, (long)&p, 1, -1, 0, 0, 0);
+		int err = errno;
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+		if (n >= 0)
 			return 0;
-		if (n < 0 && (errno != EINTR || interruptible))
-			return -errno;
+		if (err != EINTR || interruptible)
+			return -err;
 	}
 }
 
@@ -109,16 +133,64 @@ static void poll_reply(int fd, size_t data_len)
 	}
 }
 
-static ssize_t recv_reply(int fd, struct xact *x, struct ualg_hdr *h, bool interruptible)
+/* Threads share an op socket as they share the kernel's: a receive that
+ * waits in algd does not keep another thread's send out (the kernel
+ * releases the socket lock while a reader sleeps).  Requests of one class
+ * go one at a time per socket; of different classes they may be in flight
+ * together, and their replies, which carry the request's type, are told
+ * apart by it.  a->lock is held except while a thread sleeps for its
+ * reply. */
+enum { XC_RECV, XC_SEND, XC_OTHER };
+
+static int xact_class(uint16_t type)
 {
+	switch (type) {
+	case UALG_MSG_RECV:
+	case UALG_MSG_RECV_SHM:
+	case UALG_MSG_RFC_READ: return XC_RECV;
+	case UALG_MSG_SEND:
+	case UALG_MSG_SEND_SHM:
+	case UALG_MSG_RFC_WRITE: return XC_SEND;
+	}
+	return XC_OTHER;
+}
+
+/* Whether the reply of type t is another thread's. */
+static bool others(const struct afd *a, int cls, uint16_t t)
+{
+	for (int i = 0; i < 3; i++)
+		if (i != cls && a->expect[i] == t)
+			return true;
+	return false;
+}
+
+/* Takes x's reply, or the end of the connection, leaving the others'
+ * replies to their threads.  Called and returns with a->lock held. */
+static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct ualg_hdr *h,
+			  bool interruptible, int cancel_state)
+{
+	a->expect[cls] = x->type;
 	for (;;) {
-		ssize_t n = ualg_frame_recv(fd, h, x->rbody, x->nrbody, x->want_fd ? &x->rfd : NULL,
-					    x->cloexec);
-		if (n == -EINTR && !interruptible)
+		struct ualg_hdr peek;
+		ssize_t p = (ssize_t)syscall(SYS_recvfrom, fd, &peek, sizeof(peek),
+					     MSG_PEEK | MSG_DONTWAIT, NULL, NULL);
+		if (p < 0 && errno == EINTR)
 			continue;
-		if (n != -EAGAIN)
+		if (p >= 0 && (size_t)p == sizeof(peek) && others(a, cls, peek.type)) {
+			pthread_cond_wait(&a->cond, &a->lock);
+			continue;
+		}
+		if (p >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+			ssize_t n = ualg_frame_recv(fd, h, x->rbody, x->nrbody,
+						    x->want_fd ? &x->rfd : NULL, x->cloexec);
+			if (n == -EAGAIN || (n == -EINTR && !interruptible))
+				continue;
+			pthread_cond_broadcast(&a->cond);
 			return n;
-		int r = wait_readable(fd, interruptible);
+		}
+		pthread_mutex_unlock(&a->lock);
+		int r = wait_readable(fd, interruptible, cancel_state);
+		pthread_mutex_lock(&a->lock);
 		if (r)
 			return r;
 	}
@@ -126,20 +198,42 @@ static ssize_t recv_reply(int fd, struct xact *x, struct ualg_hdr *h, bool inter
 
 /* After an interrupted wait: algd answers the request (with what it had
  * done, or EINTR), then the cancel; the connection stays in step. */
-static ssize_t cancel_wait(int fd, struct xact *x, struct ualg_hdr *h)
+static ssize_t cancel_wait(struct afd *a, int fd, int cls, struct xact *x, struct ualg_hdr *h)
 {
 	struct ualg_hdr ack;
 	int r = ualg_frame_send(fd, UALG_MSG_CANCEL, 0, 0, NULL, 0, -1);
 	if (r)
 		return r;
-	ssize_t n = recv_reply(fd, x, h, false);
+	ssize_t n = recv_reply(a, fd, cls, x, h, false, PTHREAD_CANCEL_DISABLE);
 	if (n <= 0)
 		return n;
 	struct xact none = { .type = UALG_MSG_CANCEL };
-	ssize_t m = recv_reply(fd, &none, &ack, false);
+	ssize_t m = recv_reply(a, fd, cls, &none, &ack, false, PTHREAD_CANCEL_DISABLE);
 	if (m <= 0 || ack.type != UALG_MSG_CANCEL)
 		return m < 0 ? m : -EPROTO;
 	return n;
+}
+
+/* The request's thread is cancelled while it waits: the request is
+ * cancelled in algd, its answer dropped, and the socket left usable. */
+struct abandon {
+	struct afd *a;
+	int fd, cls;
+	struct xact *x;
+};
+
+static void abandon(void *arg)
+{
+	struct abandon *ab = arg;
+	struct ualg_hdr h;
+
+	pthread_mutex_lock(&ab->a->lock);
+	ssize_t n = cancel_wait(ab->a, ab->fd, ab->cls, ab->x, &h);
+	if (n > 0 && ab->x->rfd >= 0)
+		real.close(ab->x->rfd);
+	ab->a->expect[ab->cls] = 0;
+	pthread_cond_broadcast(&ab->a->cond);
+	pthread_mutex_unlock(&ab->a->lock);
 }
 
 /* Replies are validated as strictly as requests: a confused or foreign
@@ -166,6 +260,16 @@ static int reply_ok(const struct xact *x, const struct ualg_hdr *h, ssize_t n, s
 	return data == 0;
 }
 
+static ssize_t recv_cancellable(struct abandon *ab, struct ualg_hdr *h, int cancel_state)
+{
+	volatile ssize_t n;
+
+	pthread_cleanup_push(abandon, ab);
+	n = recv_reply(ab->a, ab->fd, ab->cls, ab->x, h, true, cancel_state);
+	pthread_cleanup_pop(0);
+	return n;
+}
+
 int client_xact(struct afd *a, int fd, struct xact *x)
 {
 	struct ualg_hdr h;
@@ -177,7 +281,12 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	x->rfd = -1;
 	x->rflags = 0;
 	x->rlen = 0;
+	const int cls = xact_class(x->type);
+	int cancel_state;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	pthread_mutex_lock(&a->lock);
+	while (a->expect[cls])
+		pthread_cond_wait(&a->cond, &a->lock);
 	/* Send waits for room even on a non-blocking socket: the frame is
 	 * small and algd drains it at once. */
 	for (;;) {
@@ -189,16 +298,19 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	}
 	if (r) {
 		pthread_mutex_unlock(&a->lock);
+		pthread_setcancelstate(cancel_state, NULL);
 		return r == -EPIPE || r == -ECONNREFUSED ? -ECONNRESET : r;
 	}
-	if (x->type == UALG_MSG_SEND_SHM || x->type == UALG_MSG_RECV_SHM ||
-	    x->type == UALG_MSG_SEND || x->type == UALG_MSG_RECV ||
-	    x->type == UALG_MSG_RFC_WRITE || x->type == UALG_MSG_RFC_READ)
+	if (cls != XC_OTHER)
 		poll_reply(fd, x->data_len);
-	ssize_t n = recv_reply(fd, x, &h, true);
+	struct abandon ab = { a, fd, cls, x };
+	ssize_t n = recv_cancellable(&ab, &h, cancel_state);
 	if (n == -EINTR)
-		n = cancel_wait(fd, x, &h);
+		n = cancel_wait(a, fd, cls, x, &h);
+	a->expect[cls] = 0;
+	pthread_cond_broadcast(&a->cond);
 	pthread_mutex_unlock(&a->lock);
+	pthread_setcancelstate(cancel_state, NULL);
 	if (n == 0)
 		return -ECONNRESET;	/* algd went away */
 	if (n == -EPIPE || n == -ECONNRESET || n == -ENOTCONN)

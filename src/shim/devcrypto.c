@@ -39,29 +39,6 @@ static struct cdev_file **files;	/* indexed by fd */
 static size_t nfiles;
 static atomic_bool any;			/* an fd was ever ours: the fast path's test */
 
-static struct {
-	int (*open)(const char *, int, ...);
-	int (*open64)(const char *, int, ...);
-	int (*openat)(int, const char *, int, ...);
-	int (*openat64)(int, const char *, int, ...);
-	int (*open_2)(const char *, int);
-	int (*open64_2)(const char *, int);
-	int (*openat_2)(int, const char *, int);
-	int (*openat64_2)(int, const char *, int);
-} nx;
-static pthread_once_t nx_once = PTHREAD_ONCE_INIT;
-
-static void resolve(void)
-{
-	nx.open = (__typeof__(nx.open))dlsym(RTLD_NEXT, "open");
-	nx.open64 = (__typeof__(nx.open64))dlsym(RTLD_NEXT, "open64");
-	nx.openat = (__typeof__(nx.openat))dlsym(RTLD_NEXT, "openat");
-	nx.openat64 = (__typeof__(nx.openat64))dlsym(RTLD_NEXT, "openat64");
-	nx.open_2 = (__typeof__(nx.open_2))dlsym(RTLD_NEXT, "__open_2");
-	nx.open64_2 = (__typeof__(nx.open64_2))dlsym(RTLD_NEXT, "__open64_2");
-	nx.openat_2 = (__typeof__(nx.openat_2))dlsym(RTLD_NEXT, "__openat_2");
-	nx.openat64_2 = (__typeof__(nx.openat64_2))dlsym(RTLD_NEXT, "__openat64_2");
-}
 
 static void load(void)
 {
@@ -151,8 +128,9 @@ static int open_device(int flags)
 	return fd;
 }
 
-/* After the real open failed: ours when the kernel has no /dev/crypto. */
-static int after_open(int r, int dirfd, const char *path, int flags)
+/* After the real open failed (procfile.c's open wrappers): ours when
+ * the kernel has no /dev/crypto. */
+int devcrypto_after_open(int r, int dirfd, const char *path, int flags)
 {
 	if (r >= 0 || errno != ENOENT || !is_devcrypto(dirfd, path))
 		return r;
@@ -161,53 +139,6 @@ static int after_open(int r, int dirfd, const char *path, int flags)
 		return r;
 	}
 	return open_device(flags);
-}
-
-static mode_t mode_arg(int flags, va_list ap)
-{
-	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) : 0;
-}
-
-/* open, open64, openat, openat64: the mode is read only when the flags
- * say it is there. */
-#define OPEN_WRAPPER(name, params, args, dirfd)					\
-	EXPORT int name params							\
-	{									\
-		pthread_once(&nx_once, resolve);				\
-		va_list ap;							\
-		va_start(ap, flags);						\
-		mode_t mode = mode_arg(flags, ap);				\
-		va_end(ap);							\
-		return after_open(nx.name args, dirfd, path, flags);		\
-	}
-OPEN_WRAPPER(open, (const char *path, int flags, ...), (path, flags, mode), AT_FDCWD)
-OPEN_WRAPPER(open64, (const char *path, int flags, ...), (path, flags, mode), AT_FDCWD)
-OPEN_WRAPPER(openat, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode), dirfd)
-OPEN_WRAPPER(openat64, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode), dirfd)
-
-/* _FORTIFY_SOURCE's entry points. */
-EXPORT int __open_2(const char *path, int flags)
-{
-	pthread_once(&nx_once, resolve);
-	return after_open(nx.open_2(path, flags), AT_FDCWD, path, flags);
-}
-
-EXPORT int __open64_2(const char *path, int flags)
-{
-	pthread_once(&nx_once, resolve);
-	return after_open(nx.open64_2(path, flags), AT_FDCWD, path, flags);
-}
-
-EXPORT int __openat_2(int dirfd, const char *path, int flags)
-{
-	pthread_once(&nx_once, resolve);
-	return after_open(nx.openat_2(dirfd, path, flags), dirfd, path, flags);
-}
-
-EXPORT int __openat64_2(int dirfd, const char *path, int flags)
-{
-	pthread_once(&nx_once, resolve);
-	return after_open(nx.openat64_2(dirfd, path, flags), dirfd, path, flags);
 }
 
 /* ---- the caller's memory --------------------------------------------- */

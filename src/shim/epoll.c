@@ -141,11 +141,12 @@ static int ready_ours(int epfd, struct epoll_event *out, int max)
 static int do_epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout, const sigset_t *mask)
 {
 	if (!atomic_load(&nregs_any) || max <= 0)
-		return (int)syscall(SYS_epoll_pwait, epfd, ev, max, timeout, mask, _NSIG / 8);
+		return (int)shim_cancellable(SYS_epoll_pwait, epfd, (long)ev, max, timeout, (long)mask, _NSIG / 8);
 	int k = ready_ours(epfd, ev, max);
 	if (k == max)
 		return k;
-	int r = (int)syscall(SYS_epoll_pwait, epfd, ev + k, max - k, k ? 0 : timeout, mask, _NSIG / 8);
+	int r = (int)shim_cancellable(SYS_epoll_pwait, epfd, (long)(ev + k), max - k, k ? 0 : timeout,
+				     (long)mask, _NSIG / 8);
 	if (r < 0)
 		return k ? k : -1;
 	return k + r;

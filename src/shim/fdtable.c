@@ -48,6 +48,7 @@ static void afd_put(struct afd *a)
 		inproc_forget(a);
 		pthread_mutex_destroy(&a->shm_lock);
 		pthread_mutex_destroy(&a->lock);
+		pthread_cond_destroy(&a->cond);
 		free(a);
 	}
 }
@@ -73,6 +74,7 @@ int afd_track(int fd, bool op, const char *type)
 	usermem_guard_init();	/* user memory without system calls from now on */
 	atomic_init(&a->refs, 1);
 	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->cond, NULL);
 	pthread_mutex_init(&a->shm_lock, NULL);
 	atomic_init(&a->shm_state, SHM_NONE);
 	atomic_init(&a->nonblock, -1);

@@ -1443,7 +1443,7 @@ static int do_poll(struct pollfd *fds, nfds_t n, const struct timespec *ts, cons
 		ours = a && a->nl_peer < 0;	/* netlink replies wait on the real socket */
 	}
 	if (!ours)
-		return (int)syscall(SYS_ppoll, fds, n, ts, mask, _NSIG / 8);
+		return (int)shim_cancellable(SYS_ppoll, (long)fds, (long)n, (long)ts, (long)mask, _NSIG / 8, 0);
 	int *saved_fd = small_fd;
 	short *mine = small_mine;
 	if (n > 64) {
@@ -1466,7 +1466,8 @@ static int do_poll(struct pollfd *fds, nfds_t n, const struct timespec *ts, cons
 		fds[i].fd = -1;		/* poll ignores it */
 	}
 	struct timespec zero = { 0, 0 };
-	int r = (int)syscall(SYS_ppoll, fds, n, ready ? &zero : ts, mask, _NSIG / 8);
+	int r = (int)shim_cancellable(SYS_ppoll, (long)fds, (long)n, (long)(ready ? &zero : ts), (long)mask,
+				       _NSIG / 8, 0);
 	int err = errno;
 	for (nfds_t i = 0; i < n; i++) {
 		if (fds[i].fd < 0 && saved_fd[i] >= 0)
@@ -1600,7 +1601,7 @@ EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
 	}
 	int k = do_select(n, r, w, e, tsp, NULL, true);
 	if (k == -2)
-		return (int)syscall(SYS_select, n, r, w, e, tv);
+		return (int)shim_cancellable(SYS_select, n, (long)r, (long)w, (long)e, (long)tv, 0);
 	if (tv) {
 		tv->tv_sec = ts.tv_sec;
 		tv->tv_usec = ts.tv_nsec / 1000;
@@ -1620,7 +1621,8 @@ EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec
 	if (k != -2)
 		return k;
 	struct { const sigset_t *ss; size_t len; } data = { mask, _NSIG / 8 };
-	return (int)syscall(SYS_pselect6, n, r, w, e, tsp, mask ? &data : NULL);
+	return (int)shim_cancellable(SYS_pselect6, n, (long)r, (long)w, (long)e, (long)tsp,
+				    (long)(mask ? &data : NULL));
 }
 
 /* ---- descriptor bookkeeping ----------------------------------------- */

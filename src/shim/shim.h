@@ -22,7 +22,9 @@
 /* One emulated socket; every fd that refers to it (dup) shares it. */
 struct afd {
 	atomic_uint refs;	/* fds in the table */
-	pthread_mutex_t lock;	/* one transaction at a time per socket */
+	pthread_mutex_t lock;	/* the connection's frames (client.c) */
+	pthread_cond_t cond;	/* a reply was taken, or a request ended */
+	uint16_t expect[3];	/* the reply type each class in flight waits for */
 	bool op;		/* an accept()ed operation socket */
 	bool rfc;		/* RFC mode (rfc.c): a SOCK_STREAM transform socket or its op */
 	char type[14];		/* salg_type once bound ("hash", "skcipher") */
@@ -67,6 +69,7 @@ struct real_fns {
 extern struct real_fns real;
 
 /* /dev/crypto (devcrypto.c): ioctl returns false when fd is not ours. */
+int devcrypto_after_open(int r, int dirfd, const char *path, int flags);
 bool devcrypto_ioctl(int fd, unsigned long cmd, void *arg, int *ret);
 void devcrypto_close(int fd);
 void devcrypto_dup(int oldfd, int newfd);
@@ -89,6 +92,9 @@ struct xact {
 	size_t data_len;	/* send/receive: its bytes, for the reply's poll window */
 };
 int client_xact(struct afd *a, int fd, struct xact *x);
+/* A blocking system call made a pthread cancellation point, as the libc
+ * call it stands for is. */
+long shim_cancellable(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
 /* Connects a new transform socket to algd (blocking, after HELLO). */
 int client_connect(int type_flags);
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -96,12 +97,16 @@ static bool find_running(char *sock, size_t size)
 	return algd_alive(sock);
 }
 
-static pid_t start_algd(const char *algd, const char *sock, bool verbose)
+/* A private algd: quiet unless -v (what it says goes to log, shown only
+ * if it does not start), and ending with this process even when a signal
+ * kills it (the parent-death signal). */
+static pid_t start_algd(const char *algd, const char *sock, bool verbose, const char *log)
 {
 	int p[2];
 
 	if (pipe2(p, O_CLOEXEC))
 		return -1;
+	const pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid == 0) {
 		char fdarg[16];
@@ -110,6 +115,15 @@ static pid_t start_algd(const char *algd, const char *sock, bool verbose)
 		snprintf(fdarg, sizeof(fdarg), "%d", p[1]);
 		/* Its own process group: a ^C to the program is not for it. */
 		setpgid(0, 0);
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+			_exit(1);
+		if (!verbose) {
+			int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+			if (fd >= 0 && fd != STDERR_FILENO) {
+				dup2(fd, STDERR_FILENO);
+				close(fd);
+			}
+		}
 		execl(algd, "algd", "--socket", sock, "--ready-fd", fdarg, verbose ? "-v" : NULL, (char *)NULL);
 		_exit(127);
 	}
@@ -124,6 +138,11 @@ static pid_t start_algd(const char *algd, const char *sock, bool verbose)
 		close(p[0]);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
+		FILE *f = verbose ? NULL : fopen(log, "re");	/* why it did not start */
+		for (int ch; f && (ch = getc(f)) != EOF;)
+			fputc(ch, stderr);
+		if (f)
+			fclose(f);
 		return -1;
 	}
 	close(p[0]);
@@ -170,6 +189,14 @@ static pid_t start_supervisor(const char *mode, char **prog)
 	return pid;
 }
 
+static volatile pid_t child_pid;
+
+static void pass_on(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const shim_rel[] = { "../shim/libualg-preload.so", UALG_PRELOAD_FROM_BINDIR, NULL };
@@ -177,7 +204,7 @@ int main(int argc, char **argv)
 	bool private_daemon = false, verbose = false;
 	const char *supervise = NULL;
 	int i = 1;
-	char shim[PATH_MAX], algd[PATH_MAX], sock[256], dir[PATH_MAX] = "";
+	char shim[PATH_MAX], algd[PATH_MAX], sock[256], dir[PATH_MAX] = "", log[PATH_MAX + 16] = "";
 	pid_t algd_pid = -1;
 
 	if (argc > 3 && !strcmp(argv[1], "--supervisor-internal"))
@@ -223,9 +250,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ualg-run: cannot make a private directory: %s\n", strerror(errno));
 			return 127;
 		}
-		algd_pid = start_algd(algd, sock, verbose);
+		snprintf(log, sizeof(log), "%s/algd.log", dir);
+		algd_pid = start_algd(algd, sock, verbose, log);
 		if (algd_pid < 0) {
 			fprintf(stderr, "ualg-run: algd (%s) did not start\n", algd);
+			unlink(log);
 			rmdir(dir);
 			return 127;
 		}
@@ -248,6 +277,12 @@ int main(int argc, char **argv)
 	 * only wait. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
+	/* Those sent to us alone (kill, timeout) are passed on: the program
+	 * ends, then the private algd with us. */
+	child_pid = child;
+	struct sigaction sa = { .sa_handler = pass_on };
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	if (child > 0) {
 		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
 			;
@@ -257,6 +292,7 @@ int main(int argc, char **argv)
 		kill(algd_pid, SIGTERM);
 		waitpid(algd_pid, NULL, 0);
 		unlink(sock);
+		unlink(log);
 		rmdir(dir);
 	}
 	return rc;

@@ -1481,3 +1481,180 @@ def file_ops_on_alg_fds(c):
     c.fstat_type(o)
     c.fstat_type(t)
     c.read(o, 32)
+
+
+# ====================================================================== stream reads
+# _skcipher_recvmsg(): the RX list takes as much of the caller's buffer as
+# there is queued data (af_alg_get_rsgl with ctx->used), the cipher runs the
+# whole blocks of it while more may follow, and the rest stays queued; the
+# buffer is then used up, so the read returns at once (libkcapi's stream API).
+
+STREAM = pat(6182, 3)
+
+
+@case
+def stream_skc_cbc_partial_blocks(c):
+    t, o = skc(c)
+    c.send(o, STREAM, MSG_MORE)
+    c.read(o, len(STREAM))
+    c.send(o, STREAM, MSG_MORE)
+    c.read(o, len(STREAM))
+    c.send(o, b"\x00" * 4)
+    c.read(o, 16)
+
+
+@case
+def stream_skc_cbc_decrypt_partial(c):
+    t, o = opfd(c, "skcipher", "cbc(aes)", key=SP_K)
+    c.sendmsg(o, SP_P[:40], [cmsg_op(ALG_OP_DECRYPT), cmsg_iv(SP_IV)], MSG_MORE)
+    c.read(o, 40)
+    c.send(o, SP_P[40:], MSG_MORE)
+    c.recvmsg(o, [10, 14])
+    c.send(o, b"")
+    c.read(o, 16)
+
+
+@case
+def stream_skc_ctr_partial(c):
+    t, o = skc(c, "ctr(aes)", iv=SP_CTR)
+    c.send(o, SP_P[:20], MSG_MORE)
+    c.read(o, 20)
+    c.send(o, SP_P[20:])
+    c.read(o, 48)
+
+
+@case
+def stream_skc_buffer_larger_dontwait(c):
+    t, o = skc(c)
+    c.send(o, SP_P[:40], MSG_MORE)
+    c.recv(o, 64, MSG_DONTWAIT)
+    c.poll(o)
+    c.recv(o, 64, MSG_DONTWAIT)
+
+
+@case
+def stream_skc_buffer_smaller_than_queue(c):
+    t, o = skc(c)
+    c.send(o, SP_P[:40], MSG_MORE)
+    c.read(o, 24)
+    c.read(o, 8)
+    c.send(o, SP_P[40:48])
+    c.read(o, 24)
+
+
+@case
+def stream_skc_final_partial_buffer(c):
+    t, o = skc(c, "ctr(aes)", iv=SP_CTR)
+    c.send(o, SP_P[:40])
+    c.read(o, 20)
+    c.read(o, 24)
+
+
+# ====================================================================== threads
+# A thread sleeping in read() on an op socket does not hold the socket:
+# af_alg_wait_for_data() releases the socket lock while it sleeps, so
+# another thread's sendmsg() goes through and wakes it.
+
+def _thread_read(c, o, n, delay=0.3):
+    import threading
+    import time as _time
+    res = {}
+
+    def reader():
+        res["r"] = read(o.fd, n)
+    th = threading.Thread(target=reader, daemon=True)
+    th.start()
+    _time.sleep(delay)
+    return th, res
+
+
+def _thread_done(c, o, th, res, n):
+    th.join(5)
+    if "r" not in res:
+        c.emit("%s thread read(%s,%d) still blocked" % (c.case, o.name, n))
+        return
+    r, e, d = res["r"]
+    c._line("thread:read(%s,%d)" % (o.name, n), r, e, False, data=hexdata(d) if r >= 0 else None)
+
+
+@case
+def thread_read_waits_send_goes_through(c):
+    t, o = opfd(c, "skcipher", "cbc(aes)", key=SP_K)
+    th, res = _thread_read(c, o, 64)
+    c.sendmsg(o, SP_P, [cmsg_op(ALG_OP_ENCRYPT), cmsg_iv(SP_IV)])
+    _thread_done(c, o, th, res, 64)
+
+
+@case
+def thread_read_waits_stream(c):
+    t, o = opfd(c, "skcipher", "cbc(aes)", key=SP_K)
+    th, res = _thread_read(c, o, len(STREAM))
+    c.sendmsg(o, STREAM, [cmsg_op(ALG_OP_ENCRYPT), cmsg_iv(SP_IV)], MSG_MORE)
+    _thread_done(c, o, th, res, len(STREAM))
+    th, res = _thread_read(c, o, 16)
+    c.send(o, b"\x00" * 10)
+    _thread_done(c, o, th, res, 16)
+
+
+# ====================================================================== pcrypt, cryptd
+# Scheduling wrappers: their instances compute what the inner algorithm does.
+
+@case
+def wrap_cryptd_sha256(c):
+    t, o = opfd(c, "hash", "cryptd(sha256)")
+    c.send(o, b"abc")
+    c.read(o, 32)
+
+
+@case
+def wrap_cryptd_hmac_sha256(c):
+    t, o = opfd(c, "hash", "cryptd(hmac(sha256))", key=HMAC_K)
+    c.send(o, HMAC_M)
+    c.read(o, 32)
+
+
+@case
+def wrap_cryptd_cbc_aes(c):
+    t, o = opfd(c, "skcipher", "cryptd(cbc(aes))", key=SP_K)
+    c.sendmsg(o, SP_P, [cmsg_op(ALG_OP_ENCRYPT), cmsg_iv(SP_IV)])
+    c.read(o, 64)
+
+
+@case
+def wrap_cryptd_gcm_aes(c):
+    t, o = opfd(c, "aead", "cryptd(gcm(aes))", key=GCM_K)
+    c.sendmsg(o, GCM_A + GCM_P, [cmsg_op(ALG_OP_ENCRYPT), cmsg_iv(GCM_IV), cmsg_assoclen(len(GCM_A))])
+    c.read(o, len(GCM_A) + len(GCM_P) + 16)
+
+
+@case
+def wrap_pcrypt_gcm_aes(c):
+    t, o = opfd(c, "aead", "pcrypt(gcm(aes))", key=GCM_K)
+    c.sendmsg(o, GCM_A + GCM_P, [cmsg_op(ALG_OP_ENCRYPT), cmsg_iv(GCM_IV), cmsg_assoclen(len(GCM_A))])
+    c.read(o, len(GCM_A) + len(GCM_P) + 16)
+
+
+@case
+def wrap_pcrypt_authenc(c):
+    t = c.socket()
+    c.bind(t, "aead", "pcrypt(authenc(hmac(sha256-generic),cbc(aes-generic)))")
+
+
+@case
+def wrap_bad_binds(c):
+    for typ, name in (("skcipher", "pcrypt(cbc(aes))"), ("hash", "pcrypt(sha256)"),
+                      ("skcipher", "cryptd(aes)"), ("hash", "cryptd()"), ("hash", "cryptd(sha256,sha1)"),
+                      ("hash", "cryptd(cryptd(sha256))"), ("rng", "cryptd(stdrng)"),
+                      ("skcipher", "cryptd(ecb(cipher_null))")):
+        t = c.socket()
+        c.bind(t, typ, name)
+        c.close(t)
+
+
+@case
+def driver_names_bind(c):
+    for typ, name in (("hash", "sha1-generic"), ("hash", "hmac(sha1-generic)"), ("skcipher", "cbc(aes-generic)"),
+                      ("hash", "md5-generic"), ("hash", "hmac(md5-generic)"), ("skcipher", "aes-generic")):
+        t = c.socket()
+        c.bind(t, typ, name)
+        c.close(t)

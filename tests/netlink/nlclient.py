@@ -235,6 +235,42 @@ def steps_unprivileged(c, emit, drv):
     emit("unprivileged dump", c.ask(GETALG, NLM_F_REQUEST | NLM_F_DUMP, cru(), until_done=True))
 
 
+def steps_drivers(c, emit):
+    """crypto_user on kernel driver names (a base algorithm's and a
+    template instance's over them) and on the scheduling wrappers pcrypt
+    and cryptd.  Run after the snapshot comparison: instantiating these
+    leaves spawns registered, whose driver names are the implementation's."""
+    for d in ("sha1-generic", "aes-generic", "md5-generic"):
+        emit("driver %s getalg" % d, c.ask(GETALG, NLM_F_REQUEST, cru("", d)))
+        emit("driver %s newalg" % d, c.ask(NEWALG, NLM_F_REQUEST | NLM_F_ACK, cru("", d)))
+        emit("driver %s delalg" % d, c.ask(DELALG, NLM_F_REQUEST | NLM_F_ACK, cru("", d)))
+    for d in ("hmac(sha1-generic)", "cbc(aes-generic)", "hmac(md5-generic)"):
+        emit("driver %s newalg" % d, c.ask(NEWALG, NLM_F_REQUEST | NLM_F_ACK, cru("", d)))
+        emit("driver %s newalg again" % d, c.ask(NEWALG, NLM_F_REQUEST | NLM_F_ACK, cru("", d)))
+        emit("driver %s getalg" % d, c.ask(GETALG, NLM_F_REQUEST, cru("", d)))
+        emit("driver %s delalg" % d, c.ask(DELALG, NLM_F_REQUEST | NLM_F_ACK, cru("", d)))
+        emit("driver %s delalg again" % d, c.ask(DELALG, NLM_F_REQUEST | NLM_F_ACK, cru("", d)))
+        emit("driver %s getalg after delalg" % d, c.ask(GETALG, NLM_F_REQUEST, cru("", d)))
+    pc = "pcrypt(authenc(hmac(sha256-generic),cbc(aes-generic)))"
+    emit("pcrypt newalg by driver, aead type", c.ask(NEWALG, NLM_F_REQUEST | NLM_F_ACK, cru("", pc, 3, 0xf)))
+    emit("pcrypt getalg", c.ask(GETALG, NLM_F_REQUEST, cru("", pc)))
+    emit("pcrypt newalg again", c.ask(NEWALG, NLM_F_REQUEST | NLM_F_ACK, cru("", pc, 3, 0xf)))
+    emit("pcrypt delalg", c.ask(DELALG, NLM_F_REQUEST | NLM_F_ACK, cru("", pc)))
+    emit("pcrypt delalg again", c.ask(DELALG, NLM_F_REQUEST | NLM_F_ACK, cru("", pc)))
+    emit("pcrypt newalg by name, aead type",
+         c.ask(NEWALG, NLM_F_REQUEST | NLM_F_ACK, cru("pcrypt(gcm(aes))", "", 3, 0xf)))
+    emit("pcrypt getalg by name", c.ask(GETALG, NLM_F_REQUEST, cru("pcrypt(gcm(aes))")))
+    emit("pcrypt newalg without a type", c.ask(NEWALG, NLM_F_REQUEST | NLM_F_ACK, cru("pcrypt(rfc4106(gcm(aes)))")))
+    emit("pcrypt of a hash", c.ask(NEWALG, NLM_F_REQUEST | NLM_F_ACK, cru("pcrypt(sha256)", "", 0xe, 0xf)))
+    emit("cryptd newalg hash", c.ask(NEWALG, NLM_F_REQUEST | NLM_F_ACK, cru("cryptd(sha256)")))
+    emit("cryptd getalg hash", c.ask(GETALG, NLM_F_REQUEST, cru("cryptd(sha256)")))
+    emit("cryptd newalg skcipher", c.ask(NEWALG, NLM_F_REQUEST | NLM_F_ACK, cru("cryptd(cbc(aes))", "", 5, 0xf)))
+    emit("cryptd getalg skcipher", c.ask(GETALG, NLM_F_REQUEST, cru("cryptd(cbc(aes))")))
+    emit("cryptd delalg hash by driver",
+         c.ask(DELALG, NLM_F_REQUEST | NLM_F_ACK, cru("", c.driver_of("cryptd(sha256)") or "cryptd(sha256)")))
+    emit("cryptd getalg hash after delalg", c.ask(GETALG, NLM_F_REQUEST, cru("cryptd(sha256)")))
+
+
 SNAPSHOT = []
 
 
@@ -281,6 +317,7 @@ def run_all():
     before = SNAPSHOT[0]
     emit("malformed and refused requests changed no algorithm (nor did newalg + delalg)",
          [{"added": sorted(set(after) - set(before)), "removed": sorted(set(before) - set(after))}])
+    steps_drivers(c, emit)
     return results
 
 

@@ -9,6 +9,9 @@
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 ORACLE=${ORACLE:-$REPO/../shared/kernel-oracle.sh}
+# Under software emulation, with crypto modules loaded (and self-tested) on
+# demand, the whole recording takes longer than the oracle's default 900 s.
+export ORACLE_TIMEOUT=${ORACLE_TIMEOUT:-3600}
 OUT=${1:-$(mktemp -d "${TMPDIR:-/tmp}/ualg-oracle-out.XXXXXX")}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
