@@ -35,6 +35,8 @@ coverage		diff
 python			real
 bad-frames		security
 algctl			ctl
+threads			real
+ualg-run		ctl
 libualg			unit
 faults			security
 shm			security
@@ -67,6 +69,7 @@ python@algd		algd
 kcapi@algd		algd
 kcapi-aead@algd		algd
 engine@algd		algd
+threads@algd		algd
 "
 
 usage() {
@@ -238,11 +241,15 @@ suite_algctl() {
 
 # Threads sharing an op socket, and pthread_cancel() of calls blocked in
 # the shim (on op sockets and ordinary fds).
-tap "threads on one op socket; cancellation points (tests/unit/test_threads.c)" threads \
-	timeout 300 "$RUN" $TEST_WRAP "$B/tests/test-threads"
+suite_threads() {
+	tap "threads on one op socket; cancellation points (tests/unit/test_threads.c, engine ${UALG_ENGINE:-auto})" \
+		threads timeout 300 "$RUN" $TEST_WRAP "$B/tests/test-threads"
+}
 # ualg-run's private algd (quiet, ends with the run) and fips_enabled.
-suite "ualg-run's private algd and /proc/sys/crypto/fips_enabled (tests/ctl/ualg-run.sh)" \
-	bash tests/ctl/ualg-run.sh "$B"
+suite_ualg_run() {
+	suite "ualg-run's private algd and /proc/sys/crypto/fips_enabled (tests/ctl/ualg-run.sh)" \
+		bash tests/ctl/ualg-run.sh "$B"
+}
 
 # The native API (libualg): standard vectors through the shared rings, and
 # a hostile client rewriting them.

@@ -64,26 +64,35 @@ long shim_cancellable(long nr, long a1, long a2, long a3, long a4, long a5, long
 	return r;
 }
 
-/* Waits for algd's answer.  A signal handler running meanwhile returns
- * -EINTR, as the kernel's sleep in af_alg_wait_for_data() would.  The
- * wait is a cancellation point when the caller's is (cancel_state). */
-static int wait_readable(int fd, bool interruptible, int cancel_state)
+/* Waits for algd's next reply and peeks at its header (hdr; the return
+ * is the bytes peeked, 0 at the end of the connection).  A signal handler
+ * running meanwhile returns -EINTR, as the kernel's sleep in
+ * af_alg_wait_for_data() would.  The wait is a cancellation point when the
+ * caller's is (cancel_state). */
+static ssize_t wait_reply(int fd, struct ualg_hdr *hdr, bool interruptible, int cancel_state)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	struct ualg_hdr peek;
 
 	for (;;) {
 		pthread_setcancelstate(cancel_state, NULL);
 		/* A blocking peek sleeps as the kernel's read does: a handler
 		 * with SA_RESTART restarts it; on a non-blocking connection,
 		 * poll. */
-		long n = shim_cancellable(SYS_recvfrom, fd, (long)&peek, sizeof(peek), MSG_PEEK, 0, 0);
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			n = shim_cancellable(SYS_poll, (long)&p, 1, -1, 0, 0, 0);
+		long n = shim_cancellable(SYS_recvfrom, fd, (long)hdr, sizeof(*hdr), MSG_PEEK, 0, 0);
 		int err = errno;
+		if (n < 0 && (err == EAGAIN || err == EWOULDBLOCK)) {
+			n = shim_cancellable(SYS_poll, (long)&p, 1, -1, 0, 0, 0);
+			err = errno;
+			if (n >= 0)
+				n = shim_cancellable(SYS_recvfrom, fd, (long)hdr, sizeof(*hdr),
+						     MSG_PEEK | MSG_DONTWAIT, 0, 0);
+			err = n < 0 ? errno : err;
+			if (n < 0 && (err == EAGAIN || err == EWOULDBLOCK))
+				err = EINTR, n = -1;	/* another thread took it: again */
+		}
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 		if (n >= 0)
-			return 0;
+			return n;
 		if (err != EINTR || interruptible)
 			return -err;
 	}
@@ -165,34 +174,32 @@ static bool others(const struct afd *a, int cls, uint16_t t)
 }
 
 /* Takes x's reply, or the end of the connection, leaving the others'
- * replies to their threads.  Called and returns with a->lock held. */
+ * replies to their threads: a thread sleeps in a peek, with a->lock
+ * released, and takes only a reply of its own type (one request per class
+ * is in flight, and no thread takes another's).  So the common path is
+ * the request's send, the peek and the reply's receive.  Called and
+ * returns with a->lock held. */
 static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct ualg_hdr *h,
 			  bool interruptible, int cancel_state)
 {
 	a->expect[cls] = x->type;
 	for (;;) {
 		struct ualg_hdr peek;
-		ssize_t p = (ssize_t)syscall(SYS_recvfrom, fd, &peek, sizeof(peek),
-					     MSG_PEEK | MSG_DONTWAIT, NULL, NULL);
-		if (p < 0 && errno == EINTR)
-			continue;
-		if (p >= 0 && (size_t)p == sizeof(peek) && others(a, cls, peek.type)) {
+		pthread_mutex_unlock(&a->lock);
+		ssize_t p = wait_reply(fd, &peek, interruptible, cancel_state);
+		pthread_mutex_lock(&a->lock);
+		if (p < 0)
+			return p;
+		if ((size_t)p == sizeof(peek) && others(a, cls, peek.type)) {
 			pthread_cond_wait(&a->cond, &a->lock);
 			continue;
 		}
-		if (p >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
-			ssize_t n = ualg_frame_recv(fd, h, x->rbody, x->nrbody,
-						    x->want_fd ? &x->rfd : NULL, x->cloexec);
-			if (n == -EAGAIN || (n == -EINTR && !interruptible))
-				continue;
-			pthread_cond_broadcast(&a->cond);
-			return n;
-		}
-		pthread_mutex_unlock(&a->lock);
-		int r = wait_readable(fd, interruptible, cancel_state);
-		pthread_mutex_lock(&a->lock);
-		if (r)
-			return r;
+		ssize_t n = ualg_frame_recv(fd, h, x->rbody, x->nrbody, x->want_fd ? &x->rfd : NULL,
+					    x->cloexec);
+		if (n == -EAGAIN || (n == -EINTR && !interruptible))
+			continue;
+		pthread_cond_broadcast(&a->cond);
+		return n;
 	}
 }
 
