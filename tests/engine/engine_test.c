@@ -5,6 +5,7 @@
  * read, EFAULT for bad pointers, and the program's own SIGSEGV handling
  * left as it was.  Expected values come from OpenSSL (a real peer) and RFC
  * 3602 (case 1).  TAP output. */
+#include "../unit/afalg_util.h"
 #include "../unit/tap.h"
 
 #include <errno.h>
@@ -28,17 +29,7 @@
 
 static int op_socket(const char *type, const char *name, const void *key, size_t keylen)
 {
-	struct sockaddr_alg sa = { .salg_family = AF_ALG };
-	snprintf((char *)sa.salg_type, sizeof(sa.salg_type), "%s", type);
-	snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%s", name);
-	int t = socket(AF_ALG, SOCK_SEQPACKET, 0);
-	if (t < 0 || bind(t, (struct sockaddr *)&sa, sizeof(sa)))
-		return -1;
-	if (key && setsockopt(t, SOL_ALG, ALG_SET_KEY, key, (socklen_t)keylen))
-		return -1;
-	int op = accept(t, NULL, NULL);
-	close(t);
-	return op;
+	return afalg_op_socket(type, name, key, keylen, NULL);
 }
 
 static void sha256(const void *p, size_t n, uint8_t out[32])
@@ -58,26 +49,7 @@ static const char pt1[] = "Single block msg";
 
 static ssize_t send_op(int fd, const void *data, size_t len, int flags)
 {
-	union {
-		struct cmsghdr h;
-		uint8_t b[CMSG_SPACE(4) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16)];
-	} c;
-	memset(&c, 0, sizeof(c));
-	struct iovec v = { (void *)data, len };
-	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof(c.b) };
-	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-	h->cmsg_level = SOL_ALG;
-	h->cmsg_type = ALG_SET_OP;
-	h->cmsg_len = CMSG_LEN(4);
-	*(uint32_t *)CMSG_DATA(h) = ALG_OP_ENCRYPT;
-	h = CMSG_NXTHDR(&m, h);
-	h->cmsg_level = SOL_ALG;
-	h->cmsg_type = ALG_SET_IV;
-	h->cmsg_len = CMSG_LEN(sizeof(struct af_alg_iv) + 16);
-	struct af_alg_iv *iv = (struct af_alg_iv *)CMSG_DATA(h);
-	iv->ivlen = 16;
-	memcpy(iv->iv, iv1, 16);
-	return sendmsg(fd, &m, flags);
+	return afalg_send_op(fd, ALG_OP_ENCRYPT, iv1, 16, data, len, flags);
 }
 
 /* ---- fork: parent and child write into one hash ---------------------- */

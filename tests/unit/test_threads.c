@@ -7,6 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "afalg_util.h"
 #include <errno.h>
 #include <linux/if_alg.h>
 #include <poll.h>
@@ -55,37 +56,13 @@ static void msleep(long ms)
 /* A keyed cbc(aes) op socket. */
 static int op_socket(int *tfm)
 {
-	struct sockaddr_alg sa = { .salg_family = AF_ALG, .salg_type = "skcipher", .salg_name = "cbc(aes)" };
-	*tfm = socket(AF_ALG, SOCK_SEQPACKET, 0);
-	if (*tfm < 0 || bind(*tfm, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    setsockopt(*tfm, SOL_ALG, ALG_SET_KEY, key, sizeof(key)))
-		return -1;
-	return accept(*tfm, NULL, NULL);
+	return afalg_op_socket("skcipher", "cbc(aes)", key, sizeof(key), tfm);
 }
 
 /* sendmsg() with the operation and IV. */
 static ssize_t send_first(int fd, const void *data, size_t len, int flags)
 {
-	union {
-		char buf[CMSG_SPACE(4) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16)];
-		struct cmsghdr align;
-	} c;
-	memset(&c, 0, sizeof(c));
-	struct iovec io = { (void *)data, len };
-	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = c.buf, .msg_controllen = sizeof(c.buf) };
-	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-	h->cmsg_level = SOL_ALG;
-	h->cmsg_type = ALG_SET_OP;
-	h->cmsg_len = CMSG_LEN(4);
-	*(uint32_t *)CMSG_DATA(h) = ALG_OP_ENCRYPT;
-	h = CMSG_NXTHDR(&m, h);
-	h->cmsg_level = SOL_ALG;
-	h->cmsg_type = ALG_SET_IV;
-	h->cmsg_len = CMSG_LEN(sizeof(struct af_alg_iv) + 16);
-	struct af_alg_iv *v = (struct af_alg_iv *)CMSG_DATA(h);
-	v->ivlen = 16;
-	memcpy(v->iv, iv, 16);
-	return sendmsg(fd, &m, flags);
+	return afalg_send_op(fd, ALG_OP_ENCRYPT, iv, 16, data, len, flags);
 }
 
 /* A thread that reads want bytes from fd in reads of piece bytes. */
