@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
@@ -149,6 +150,19 @@ static void test_send_while_reading(size_t piece)
 
 /* ---- cancellation points ------------------------------------------- */
 
+/* An ASan build waiting for algd's reply: the asynchronous cancellation
+ * unwinds frames ASan poisoned, and the clean-up's calls then trip over
+ * them (a false report). */
+static bool asan_algd(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	const char *e = getenv("UALG_ENGINE");
+	return e && !strcmp(e, "algd");
+#else
+	return false;
+#endif
+}
+
 struct blocker {
 	int fd;
 	int how;
@@ -219,6 +233,11 @@ static void test_cancel(const char *what, int fd, int how)
 /* After a reader was cancelled, the socket still works. */
 static void test_cancel_op(int how, const char *what)
 {
+	if (asan_algd()) {
+		printf("# skipped: pthread_cancel() of %s served by algd (ASan cannot follow the "
+		       "cancellation's unwinding)\n", what);
+		return;
+	}
 	int tfm, o = op_socket(&tfm);
 	uint8_t out[64];
 
