@@ -19,6 +19,7 @@
 #include "log.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -85,6 +86,7 @@ struct conn {
 	bool closed;		/* freed after the current batch of events */
 	struct ring *ring;	/* native ring API, once set up */
 	uint8_t *shm;		/* the shim's payload area (SHM_SETUP), or NULL */
+	_Atomic uint32_t *notify;	/* NOTIFY_SETUP's counter, or NULL */
 	size_t shm_size;
 	struct conn *prev, *next;
 };
@@ -226,6 +228,8 @@ static uint8_t *recv_buffer(size_t n)
 	return recvbuf;
 }
 
+static void notify_drop(struct conn *c);
+
 static void conn_close(struct conn *c)
 {
 	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
@@ -237,6 +241,7 @@ static void conn_close(struct conn *c)
 		ualg_budget_uncharge(&c->cl->acct->mem, c->shm_size);
 	}
 	c->shm = NULL;
+	notify_drop(c);
 	parked_free(c->parked);
 	rest_drop(c);
 	account_fds_put(c->cl->acct, 1);
@@ -268,7 +273,39 @@ static int reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result,
 {
 	struct iovec part = { (void *)data, len };
 
-	return ualg_frame_send(c->fd, type, UALG_HDR_REPLY | flags, result, &part, len ? 1 : 0, fd);
+	int r = ualg_frame_send(c->fd, type, UALG_HDR_REPLY | flags, result, &part, len ? 1 : 0, fd);
+	if (c->notify)	/* after the send: a client that sees it finds the reply */
+		atomic_fetch_add_explicit(c->notify, 1, memory_order_release);
+	return r;
+}
+
+static void notify_drop(struct conn *c)
+{
+	if (!c->notify)
+		return;
+	munmap((void *)c->notify, UALG_NOTIFY_SIZE);
+	ualg_budget_uncharge(&c->cl->acct->mem, UALG_NOTIFY_SIZE);
+	c->notify = NULL;
+}
+
+static int on_notify_setup(struct conn *c, size_t len)
+{
+	void *map;
+
+	if (len)
+		return -1;
+	if (!ualg_budget_charge(&c->cl->acct->mem, UALG_NOTIFY_SIZE))
+		return reply(c, UALG_MSG_NOTIFY_SETUP, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
+	int fd = ualg_memfd_create("ualg-notify", UALG_NOTIFY_SIZE, &map);
+	if (fd < 0) {
+		ualg_budget_uncharge(&c->cl->acct->mem, UALG_NOTIFY_SIZE);
+		return reply(c, UALG_MSG_NOTIFY_SETUP, 0, fd, NULL, 0, -1) ? -1 : 0;
+	}
+	notify_drop(c);	/* a program after execve sets up its own */
+	int r = reply(c, UALG_MSG_NOTIFY_SETUP, 0, 0, NULL, 0, fd);
+	c->notify = map;
+	close(fd);
+	return r ? -1 : 0;
 }
 
 /* ---- request handlers: each returns 0 to continue, -1 to drop ------- */
@@ -815,6 +852,7 @@ static int dispatch_frame(struct conn *c, const uint8_t *frame, size_t len, stru
 		spin_until = now_us() + ring_poll_us();
 		return on_recv(c, body, blen, true, req);
 	case UALG_MSG_SHM_SETUP: return on_shm_setup(c, blen);
+	case UALG_MSG_NOTIFY_SETUP: return on_notify_setup(c, blen);
 	case UALG_MSG_POLL: return on_poll(c, blen);
 	case UALG_MSG_CANCEL: return on_cancel(c, blen);
 	case UALG_MSG_ALG_GET:

@@ -74,6 +74,7 @@ enum ualg_msg_type {
 	UALG_MSG_RECV_SHM = 68,	/* RECV whose result goes into the payload area */
 	UALG_MSG_ENGINE = 69,	/* op socket: may the shim serve it in-process? (below) */
 	UALG_MSG_ADOPT = 70,	/* op socket: take over its in-process state (below) */
+	UALG_MSG_NOTIFY_SETUP = 71,	/* connection: a page whose counter algd bumps per reply */
 	UALG_MSG_RING_SETUP = 80,	/* native API: create this connection's ring */
 	UALG_MSG_RING_OPEN,	/* open a transform by name: result is its id */
 	UALG_MSG_RING_SETKEY,	/* set a transform's key (kept in algd) */
@@ -268,6 +269,13 @@ struct ualg_adopt {
  * written.  The area is per connection and so shared after fork: the shim
  * uses it only in the process that set it up (others use frames). */
 #define UALG_SHM_SIZE (1u << 20)
+/* NOTIFY_SETUP (empty body): the reply passes a memfd of UALG_NOTIFY_SIZE
+ * bytes whose first word algd increments (release order) after each reply
+ * it sends on this connection, so that a client may spin on memory for a
+ * reply instead of sleeping in the kernel (then receive it at once).  algd
+ * never reads the page; another setup replaces it. */
+#define UALG_NOTIFY_SIZE 4096u
+
 struct ualg_shm_setup_reply {
 	uint64_t size;
 };

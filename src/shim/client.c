@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
@@ -98,11 +99,13 @@ static ssize_t wait_reply(int fd, struct ualg_hdr *hdr, bool interruptible, int 
 	}
 }
 
-/* How long a data transaction (send, receive) polls for its reply before
- * sleeping ($UALG_POLL_US, as for libualg).  Off by default: each poll is
- * a system call, and on a machine whose cores are busy the sleep costs
- * less than the polling (algd itself still polls for the next request). */
-#define SHIM_POLL_US_DEFAULT 0u
+/* How long a data transaction (send, receive) waits for its reply on
+ * memory before it sleeps in the kernel ($UALG_POLL_US, as for libualg; 0
+ * never): algd answers a small request within microseconds, less than
+ * putting a thread to sleep and waking it (and its halted core) costs.
+ * The wait reads algd's reply counter (UALG_MSG_NOTIFY_SETUP) and makes
+ * no system call. */
+#define SHIM_POLL_US_DEFAULT 50u
 
 static unsigned poll_us(void)
 {
@@ -117,28 +120,63 @@ static unsigned poll_us(void)
 	return (unsigned)v;
 }
 
-static uint64_t now_us(void)
+static uint64_t now_ns(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+	clock_gettime(CLOCK_MONOTONIC, &ts);	/* the vDSO: no system call */
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Busy-polls (yielding the core) until the reply is there or the window
- * passed; then recv_reply() sleeps as before. */
-static void poll_reply(int fd, size_t data_len)
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Maps the connection's reply counter, once per socket and process. */
+static void notify_setup(struct afd *a, int fd)
+{
+	int none = NOTIFY_NONE;
+	if (!atomic_compare_exchange_strong(&a->notify_state, &none, NOTIFY_BUSY))
+		return;
+	struct xact x = { .type = UALG_MSG_NOTIFY_SETUP, .want_fd = true, .cloexec = true };
+	void *map = NULL;
+	if (!client_xact(a, fd, &x) && x.rfd >= 0) {
+		map = mmap(NULL, UALG_NOTIFY_SIZE, PROT_READ, MAP_SHARED, x.rfd, 0);
+		if (map == MAP_FAILED)
+			map = NULL;
+	}
+	if (x.rfd >= 0)
+		real.close(x.rfd);
+	a->notify = map;
+	atomic_store(&a->notify_state, map ? NOTIFY_READY : NOTIFY_NEVER);
+}
+
+void client_forget(struct afd *a)
+{
+	if (atomic_load(&a->notify_state) == NOTIFY_READY)
+		munmap((void *)a->notify, UALG_NOTIFY_SIZE);
+	a->notify = NULL;
+}
+
+/* Spins until the counter moves from before (a reply, ours or another
+ * thread's, is in the socket) or the window passed; then recv_reply()
+ * takes it or sleeps as before. */
+static void spin_reply(const struct afd *a, uint32_t before, size_t data_len)
 {
 	/* Plus the time the slowest common algorithms (about 500 MB/s) take
-	 * over the data, so that the reply is still polled for. */
-	const uint64_t window = poll_us() ? poll_us() + data_len / 512 : 0;
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	if (!window)
+	 * over the data. */
+	const uint64_t window = poll_us() ? (poll_us() + data_len / 512) * 1000u : 0;
+	if (!window || !a->notify)
 		return;
-	for (const uint64_t start = now_us(); now_us() - start < window;) {
-		if (syscall(SYS_poll, &p, 1, 0) > 0)
+	const uint64_t start = now_ns();
+	for (unsigned i = 1;; i++) {
+		if (atomic_load_explicit(a->notify, memory_order_acquire) != before)
 			return;
-		sched_yield();
+		cpu_relax();
+		if (!(i & 63) && now_ns() - start >= window)
+			return;
 	}
 }
 
@@ -289,11 +327,14 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	x->rflags = 0;
 	x->rlen = 0;
 	const int cls = xact_class(x->type);
+	if (cls != XC_OTHER && poll_us() && atomic_load(&a->notify_state) == NOTIFY_NONE)
+		notify_setup(a, fd);
 	int cancel_state;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	pthread_mutex_lock(&a->lock);
 	while (a->expect[cls])
 		pthread_cond_wait(&a->cond, &a->lock);
+	const uint32_t before = a->notify ? atomic_load_explicit(a->notify, memory_order_acquire) : 0;
 	/* Send waits for room even on a non-blocking socket: the frame is
 	 * small and algd drains it at once. */
 	for (;;) {
@@ -309,7 +350,7 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 		return r == -EPIPE || r == -ECONNREFUSED ? -ECONNRESET : r;
 	}
 	if (cls != XC_OTHER)
-		poll_reply(fd, x->data_len);
+		spin_reply(a, before, x->data_len);
 	struct abandon ab = { a, fd, cls, x };
 	ssize_t n = recv_cancellable(&ab, &h, cancel_state);
 	if (n == -EINTR)

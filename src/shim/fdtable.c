@@ -45,6 +45,7 @@ static void afd_put(struct afd *a)
 		if (a->nl_peer >= 0)
 			real.close(a->nl_peer);
 		shm_forget(a);
+		client_forget(a);
 		inproc_forget(a);
 		pthread_mutex_destroy(&a->shm_lock);
 		pthread_mutex_destroy(&a->lock);

@@ -37,6 +37,11 @@ struct afd {
 	uint8_t *shm;
 	size_t shm_size;
 	pid_t shm_pid;
+	/* algd's reply counter for this connection (UALG_MSG_NOTIFY_SETUP),
+	 * mapped on the first data call: a reply is waited for on memory
+	 * first.  notify_state: NOTIFY_NONE, _BUSY, _READY, _NEVER. */
+	_Atomic uint32_t *notify;
+	atomic_int notify_state;
 	/* O_NONBLOCK of the open file as this process last set or read it
 	 * (-1: not known yet), so that a call need not ask the kernel. */
 	atomic_int nonblock;
@@ -92,6 +97,8 @@ struct xact {
 	size_t data_len;	/* send/receive: its bytes, for the reply's poll window */
 };
 int client_xact(struct afd *a, int fd, struct xact *x);
+enum { NOTIFY_NONE, NOTIFY_BUSY, NOTIFY_READY, NOTIFY_NEVER };
+void client_forget(struct afd *a);	/* the socket's last fd here closed */
 /* A blocking system call made a pthread cancellation point, as the libc
  * call it stands for is. */
 long shim_cancellable(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
