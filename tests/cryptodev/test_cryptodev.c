@@ -401,7 +401,7 @@ static void test_cphash(void)
 {
 	const uint8_t *m = (const uint8_t *)"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
 	uint8_t whole[64], x[64], y[64];
-	uint32_t s1, s2, s3;
+	uint32_t s1 = 0, s2 = 0, s3 = 0;
 	int e = session(cfd, 0, NULL, 0, CRYPTO_SHA2_256, NULL, 0, &s1);
 	if (!e)
 		e = session(cfd, 0, NULL, 0, CRYPTO_SHA2_256, NULL, 0, &s2);
@@ -466,7 +466,7 @@ static void test_names(void)
 	int e = ioctl(cfd, CIOCGSESSION2, &s) ? -errno : 0;
 	/* the same ciphertext as the session by id */
 	uint8_t pt[32] = { 7 }, a[32], b[32], iva[16] = { 0 }, ivb[16] = { 0 }, ma[32], mb[32];
-	uint32_t ref;
+	uint32_t ref = 0;
 	if (!e)
 		e = session(cfd, CRYPTO_AES_CBC, k16, 16, CRYPTO_SHA2_256_HMAC, key, 32, &ref);
 	if (!e)
@@ -618,7 +618,7 @@ static void test_tls(void)
 	memset(iv, 0x42, sizeof(iv));
 	for (int i = 0; i < 37; i++)
 		rec[i] = (uint8_t)('a' + i % 26);
-	uint32_t ses, h, c, outlen = 0;
+	uint32_t ses = 0, h = 0, c = 0, outlen = 0;
 	int e = session(cfd, CRYPTO_AES_CBC, k16, 16, CRYPTO_SHA1_HMAC, mk, 20, &ses);
 	if (!e)
 		e = session(cfd, 0, NULL, 0, CRYPTO_SHA1_HMAC, mk, 20, &h);
@@ -674,7 +674,7 @@ static void test_srtp(void)
 	for (int i = 0; i < 64; i++)
 		pkt[i] = (uint8_t)i;
 	memcpy(ref, pkt, 64);
-	uint32_t ses, h, c;
+	uint32_t ses = 0, h = 0, c = 0;
 	int e = session(cfd, CRYPTO_AES_CTR, k16, 16, CRYPTO_SHA1_HMAC, mk, 20, &ses);
 	if (!e)
 		e = session(cfd, 0, NULL, 0, CRYPTO_SHA1_HMAC, mk, 20, &h);
