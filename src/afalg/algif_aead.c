@@ -64,14 +64,20 @@ static int aead_one(struct alg_sock *op, uint8_t *out, size_t len)
 		int r = decrypt_copy(tfm, tx, out, assoclen, used);
 		return r ? r : (int)outlen;
 	}
-	if (assoclen + used)	/* an empty queue has no buffer at all */
-		memcpy(out, afalg_tx_data(tx), assoclen + used);
-	afalg_tx_pull(tx, assoclen + used);
+	/* The associated data is copied to the output as the kernel copies
+	 * it; the text is encrypted from the queue where the algorithm can
+	 * (one pass less), else copied and encrypted in place. */
+	const uint8_t *in = assoclen + used ? afalg_tx_data(tx) : NULL;	/* empty: no buffer */
+	const bool oop = in && ualg_aead_takes_src(tfm);
+	if (in)
+		memcpy(out, in, oop ? assoclen : assoclen + used);
 	const struct ualg_aead_req req = {
 		.aad = out, .assoclen = assoclen,
 		.text = out + assoclen, .cryptlen = used, .iv = tx->iv,
+		.src = oop ? in + assoclen : NULL,
 	};
 	int r = ualg_aead_encrypt(tfm, &req);
+	afalg_tx_pull(tx, assoclen + used);
 	if (r)
 		ualg_wipe(out, outlen);
 	return r ? r : (int)outlen;

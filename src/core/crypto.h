@@ -113,6 +113,10 @@ struct ualg_aead_req {
 	uint8_t *text;
 	size_t cryptlen;
 	uint8_t *iv;		/* ivsize bytes; authenc leaves the CBC chaining value */
+	/* Encryption only, for algorithms whose ops set src_ok: the
+	 * plaintext's own cryptlen bytes, read from there and written to
+	 * text (out of place).  NULL: text holds it (in place). */
+	const uint8_t *src;
 };
 
 struct ualg_aead_ops {
@@ -124,6 +128,7 @@ struct ualg_aead_ops {
 	int (*decrypt)(struct ualg_tfm *tfm, const struct ualg_aead_req *req);
 	/* Optional, as shash's digest_many: n independent encryptions. */
 	int (*encrypt_many)(struct ualg_tfm *tfm, unsigned n, const struct ualg_aead_req *reqs, int *res);
+	bool src_ok;		/* encrypt takes req->src (out of place) */
 };
 
 /* A DRBG: seeding (re)instantiates it with the bytes as personalization
@@ -321,6 +326,8 @@ int ualg_skcipher_crypt(struct ualg_tfm *tfm, bool enc, uint8_t *iv,
 			const uint8_t *src, uint8_t *dst, size_t len);
 int ualg_aead_setauthsize(struct ualg_tfm *tfm, unsigned authsize);
 int ualg_aead_encrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req);
+/* Whether ualg_aead_encrypt() takes req->src. */
+bool ualg_aead_takes_src(const struct ualg_tfm *tfm);
 int ualg_aead_decrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req);
 
 int ualg_rng_seed(struct ualg_tfm *tfm, const uint8_t *seed, size_t len);

@@ -362,6 +362,11 @@ int ualg_aead_setauthsize(struct ualg_tfm *tfm, unsigned authsize)
 	return 0;
 }
 
+bool ualg_aead_takes_src(const struct ualg_tfm *tfm)
+{
+	return tfm->alg->type == UALG_ALG_AEAD && tfm->alg->u.aead.src_ok;
+}
+
 int ualg_aead_encrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req)
 {
 	if (tfm->need_key)

@@ -47,10 +47,10 @@ static void round_trip(struct ualg_tfm *tfm)
 	memset(buf, 0xA5, 8);	/* esn: SPI and sequence numbers */
 	memcpy(buf + 8, plain, sizeof(plain));
 	memcpy(iv2, iv, sizeof(iv));
-	const struct ualg_aead_req enc = { buf, 8, buf + 8, sizeof(plain), iv };
+	const struct ualg_aead_req enc = { buf, 8, buf + 8, sizeof(plain), iv, NULL };
 	if (ualg_aead_encrypt(tfm, &enc))
 		__builtin_trap();	/* a key that setkey took must encrypt */
-	const struct ualg_aead_req dec = { buf, 8, buf + 8, sizeof(plain) + authsize, iv2 };
+	const struct ualg_aead_req dec = { buf, 8, buf + 8, sizeof(plain) + authsize, iv2, NULL };
 	uint8_t copy[sizeof(buf)];
 	memcpy(copy, buf, sizeof(buf));
 	if (ualg_aead_decrypt(tfm, &dec) || memcmp(buf + 8, plain, sizeof(plain)))

@@ -261,7 +261,7 @@ static int aead_run(struct ualg_tfm *tfm, bool enc, const uint8_t *aad, size_t a
 {
 	uint8_t iv[UALG_MAX_IVSIZE];
 	memcpy(iv, iv_in, ivlen);
-	const struct ualg_aead_req req = { aad, assoclen, text, cryptlen, iv };
+	const struct ualg_aead_req req = { aad, assoclen, text, cryptlen, iv, NULL };
 	return enc ? ualg_aead_encrypt(tfm, &req) : ualg_aead_decrypt(tfm, &req);
 }
 
@@ -815,9 +815,40 @@ static void test_kernel_names(void)
 	ualg_core_exit();
 }
 
+/* An AEAD that takes its plaintext from elsewhere (req.src) writes what
+ * in-place encryption writes; templates over it stay in place. */
+static void test_aead_out_of_place(const char *name, const char *driver)
+{
+	int err;
+	uint8_t key[16], iv[12], iv2[12], aad[20], pt[1000], a[1016], b[1016];
+	RAND_bytes(key, sizeof(key));
+	RAND_bytes(iv, sizeof(iv));
+	RAND_bytes(aad, sizeof(aad));
+	RAND_bytes(pt, sizeof(pt));
+	memcpy(iv2, iv, sizeof(iv));
+	struct ualg_alg *alg = ualg_alg_lookup(UALG_ALG_AEAD, name, &err);
+	struct ualg_tfm *t = alg ? ualg_tfm_new(alg, &err) : NULL;
+	bool good = t && !strcmp(alg->driver, driver) && ualg_aead_takes_src(t) &&
+		    !ualg_tfm_setkey(t, key, sizeof(key));
+	memcpy(a, pt, sizeof(pt));
+	const struct ualg_aead_req in_place = { aad, sizeof(aad), a, sizeof(pt), iv, NULL };
+	const struct ualg_aead_req apart = { aad, sizeof(aad), b, sizeof(pt), iv2, pt };
+	good = good && !ualg_aead_encrypt(t, &in_place) && !ualg_aead_encrypt(t, &apart) &&
+	       !memcmp(a, b, sizeof(a)) && memcmp(a, pt, sizeof(pt));
+	ok(good, "%s: encryption from a separate plaintext (req.src) = in place, tag included", driver);
+	ualg_tfm_free(t);
+	ualg_alg_put(alg);
+	alg = ualg_alg_lookup(UALG_ALG_AEAD, "rfc4106(gcm(aes))", &err);
+	t = alg ? ualg_tfm_new(alg, &err) : NULL;
+	ok(t && !ualg_aead_takes_src(t), "rfc4106(gcm(aes)), a template, encrypts in place only");
+	ualg_tfm_free(t);
+	ualg_alg_put(alg);
+}
+
 int main(void)
 {
 	ok(ualg_core_init() == 0, "core initialises");
+	test_aead_out_of_place("gcm(aes)", "gcm-aes-openssl");
 	test_registry();
 	cross_check_skcipher("ecb(aes-openssl)", "ecb-aes-openssl", 32, 4096, 1);
 	cross_check_skcipher("cbc(aes-openssl)", "cbc-aes-openssl", 16, 4096, 1);

@@ -146,7 +146,7 @@ static int aead_crypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req, boo
 	if (req->assoclen && EVP_CipherUpdate(e, NULL, &len, req->aad, (int)req->assoclen) != 1)
 		return -EINVAL;
 	/* CCM decryption checks the tag here; the others in Final. */
-	r = EVP_CipherUpdate(e, req->text, &len, req->text, (int)textlen) == 1 &&
+	r = EVP_CipherUpdate(e, req->text, &len, enc && req->src ? req->src : req->text, (int)textlen) == 1 &&
 	    (a->kind == AEAD_CCM || EVP_CipherFinal_ex(e, req->text + len, &len) == 1);
 	if (!r) {
 		ualg_wipe(req->text, textlen);
@@ -189,6 +189,7 @@ int ualg_openssl_register_aead(void)
 			.setauthsize = aead_setauthsize,
 			.encrypt = aead_encrypt,
 			.decrypt = aead_decrypt,
+			.src_ok = true,
 		};
 		r = ualg_openssl_reg(alg);
 	}
