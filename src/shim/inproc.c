@@ -488,7 +488,8 @@ ssize_t inproc_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov,
 			done += n;
 		}
 	}
-	explicit_bzero(out, out == digest ? sizeof(digest) : bounce ? total : 0);
+	if (out == digest || bounce)
+		explicit_bzero(out, out == digest ? sizeof(digest) : total);
 	free(bounce);
 	if (r == INPROC_MOVED)
 		return INPROC_MOVED;
