@@ -211,12 +211,21 @@ static bool others(const struct afd *a, int cls, uint16_t t)
 	return false;
 }
 
+/* Whether a request of another class is in flight on the socket. */
+static bool others_in_flight(const struct afd *a, int cls)
+{
+	for (int i = 0; i < 3; i++)
+		if (i != cls && a->expect[i])
+			return true;
+	return false;
+}
+
 /* Takes x's reply, or the end of the connection, leaving the others'
  * replies to their threads: a thread sleeps in a peek, with a->lock
  * released, and takes only a reply of its own type (one request per class
- * is in flight, and no thread takes another's).  So the common path is
- * the request's send, the peek and the reply's receive.  Called and
- * returns with a->lock held. */
+ * is in flight, and no thread takes another's).  So the common path, one
+ * request in flight, is the request's send, the peek and the reply's
+ * receive.  Called and returns with a->lock held. */
 static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct ualg_hdr *h,
 			  bool interruptible, int cancel_state)
 {
@@ -228,9 +237,18 @@ static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct
 		pthread_mutex_lock(&a->lock);
 		if (p < 0)
 			return p;
-		if ((size_t)p == sizeof(peek) && others(a, cls, peek.type)) {
-			pthread_cond_wait(&a->cond, &a->lock);
-			continue;
+		/* With another request in flight the peek may be stale: its
+		 * thread may have taken that reply meanwhile.  Look again,
+		 * under the lock, before taking or leaving the reply. */
+		if (others_in_flight(a, cls)) {
+			p = (ssize_t)syscall(SYS_recvfrom, fd, &peek, sizeof(peek), MSG_PEEK | MSG_DONTWAIT,
+					     NULL, NULL);
+			if (p < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+				continue;
+			if (p >= 0 && (size_t)p == sizeof(peek) && others(a, cls, peek.type)) {
+				pthread_cond_wait(&a->cond, &a->lock);
+				continue;
+			}
 		}
 		ssize_t n = ualg_frame_recv(fd, h, x->rbody, x->nrbody, x->want_fd ? &x->rfd : NULL,
 					    x->cloexec);
