@@ -75,8 +75,9 @@ static const int plain_syscalls[] = {
 	SCMP_SYS(memfd_create), SCMP_SYS(ftruncate), SCMP_SYS(set_robust_list), SCMP_SYS(rseq),
 	SCMP_SYS(sched_yield), SCMP_SYS(sched_getaffinity), SCMP_SYS(nanosleep),
 	SCMP_SYS(clock_nanosleep),
-	/* memory (malloc; OpenSSL's secure heap is set up before) */
-	SCMP_SYS(brk), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(madvise),
+	/* memory (malloc; OpenSSL's secure heap is set up before; Botan's
+	 * locked pool, set up before too, is unlocked at exit) */
+	SCMP_SYS(brk), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(madvise), SCMP_SYS(munlock),
 	/* libc and OpenSSL internals */
 	SCMP_SYS(getrandom), SCMP_SYS(futex), SCMP_SYS(clock_gettime), SCMP_SYS(gettid),
 	SCMP_SYS(getpid), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigaction), SCMP_SYS(rt_sigreturn),
