@@ -2,7 +2,6 @@
 #include "log.h"
 #include "config.h"
 #include "crypto.h"
-#include "engine_ctl.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -183,9 +182,11 @@ static struct ualg_alg *find_driver(const char *driver)
 void config_set_engine_algd(bool algd_only)
 {
 	cmdline_engine_algd = algd_only;
-	engine_ctl_reset(algd_only || current.engine_algd);
-	for (unsigned i = 0; i < current.n_engine_keep; i++)
-		engine_ctl_keep(current.engine_keep[i]);
+}
+
+bool config_engine_all_algd(void)
+{
+	return cmdline_engine_algd || current.engine_algd;
 }
 
 int config_engine(const char *name, bool algd)
@@ -208,7 +209,6 @@ int config_engine(const char *name, bool algd)
 			current.n_engine_keep--;
 		}
 	}
-	config_set_engine_algd(cmdline_engine_algd);
 	return 0;
 }
 
@@ -228,7 +228,6 @@ static void apply(const struct parsed *p)
 			ualg_alg_set_priority(a, p->set[i].priority);
 	}
 	current = p->cfg;
-	config_set_engine_algd(cmdline_engine_algd);
 }
 
 static int load(const char *path)

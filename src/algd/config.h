@@ -34,6 +34,8 @@ struct algd_config {
 };
 /* --engine algd on the command line: as "engine algd", whatever the file says. */
 void config_set_engine_algd(bool algd_only);
+/* Whether every socket stays in algd (the command line or the file). */
+bool config_engine_all_algd(void);
 /* algctl engine: as the file's "engine" (name NULL) or "engine-algd NAME"
  * line added (algd) or removed; kept until a reload, written by a save.
  * 0, -ENOSPC or -ENAMETOOLONG. */

@@ -3,37 +3,21 @@
  * and taking them back when they become shared. */
 #include "engine_ctl.h"
 #include "algd_afalg.h"
+#include "config.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-static bool all_here;
-static char here[ENGINE_RULES_MAX][UALG_MAX_ALG_NAME];
-static unsigned n_here;
-
-void engine_ctl_reset(bool algd_only)
-{
-	all_here = algd_only;
-	n_here = 0;
-}
-
-int engine_ctl_keep(const char *name)
-{
-	if (strlen(name) >= UALG_MAX_ALG_NAME)
-		return -ENAMETOOLONG;
-	if (n_here == ENGINE_RULES_MAX)
-		return -ENOSPC;
-	strcpy(here[n_here++], name);
-	return 0;
-}
-
+/* algd.conf's "engine algd" (or algd --engine algd) keeps every socket
+ * here, "engine-algd NAME" those of one algorithm or driver. */
 static bool kept_here(const struct ualg_alg *alg)
 {
-	if (all_here)
+	const struct algd_config *c = config_get();
+	if (config_engine_all_algd())
 		return true;
-	for (unsigned i = 0; i < n_here; i++)
-		if (!strcmp(here[i], alg->name) || !strcmp(here[i], alg->driver))
+	for (unsigned i = 0; i < c->n_engine_keep; i++)
+		if (!strcmp(c->engine_keep[i], alg->name) || !strcmp(c->engine_keep[i], alg->driver))
 			return true;
 	return false;
 }

@@ -7,12 +7,6 @@
 
 #include <stdbool.h>
 
-/* algd.conf's "engine algd" (everything stays in algd) and
- * "engine-algd NAME" (that algorithm or driver does). */
-#define ENGINE_RULES_MAX 64
-void engine_ctl_reset(bool algd_only);
-int engine_ctl_keep(const char *name);
-
 /* UALG_MSG_ENGINE's answer for an op socket (always 0). */
 int engine_ctl_info(const struct alg_sock *op, struct ualg_engine_info *out);
 /* UALG_MSG_ADOPT: the result, or -1 for a malformed frame. */
