@@ -103,7 +103,7 @@ static size_t take_fds(struct msghdr *msg, int *fd, void (*dispose)(int))
 #define SCM_FDS_MAX 253
 
 static ssize_t frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
-			  int *fd, int cloexec, void (*dispose)(int))
+			  int *fd, int flags, void (*dispose)(int))
 {
 	union {
 		char buf[CMSG_SPACE(SCM_FDS_MAX * sizeof(int))];
@@ -121,7 +121,7 @@ static ssize_t frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *bo
 	iov[0] = (struct iovec){ hdr, sizeof(*hdr) };
 	for (int i = 0; i < nbody; i++)
 		iov[i + 1] = body[i];
-	n = sys_recvmsg(sock, &msg, MSG_CMSG_CLOEXEC * !!cloexec);
+	n = sys_recvmsg(sock, &msg, flags);
 	if (n < 0)
 		return -errno;
 	const size_t nfds = take_fds(&msg, fd, dispose);
@@ -142,13 +142,20 @@ static ssize_t frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *bo
 ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
 			int *fd, int cloexec)
 {
-	return frame_recv(sock, hdr, body, nbody, fd, cloexec, NULL);
+	return frame_recv(sock, hdr, body, nbody, fd, MSG_CMSG_CLOEXEC * !!cloexec, NULL);
+}
+
+ssize_t ualg_frame_recv_now(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
+			    int *fd, int cloexec)
+{
+	return frame_recv(sock, hdr, body, nbody, fd, MSG_DONTWAIT | MSG_CMSG_CLOEXEC * !!cloexec,
+			  NULL);
 }
 
 ssize_t ualg_frame_recv_nofd(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
 			     void (*dispose)(int fd))
 {
-	return frame_recv(sock, hdr, body, nbody, NULL, 1, dispose);
+	return frame_recv(sock, hdr, body, nbody, NULL, MSG_CMSG_CLOEXEC, dispose);
 }
 
 int ualg_hello(int sock)

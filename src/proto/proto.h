@@ -439,6 +439,10 @@ int ualg_frame_send(int sock, uint16_t type, uint16_t flags, int32_t result,
  * when a signal handler interrupts the wait: the caller decides. */
 ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
 			int *fd, int cloexec);
+/* As ualg_frame_recv(), never waiting (MSG_DONTWAIT): -EAGAIN when no
+ * frame is queued. */
+ssize_t ualg_frame_recv_now(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
+			    int *fd, int cloexec);
 
 /* As ualg_frame_recv() for a peer that never passes descriptors (algd
  * reading requests): a frame carrying any is -EPROTO, and every descriptor

@@ -220,17 +220,78 @@ static bool others_in_flight(const struct afd *a, int cls)
 	return false;
 }
 
+/* Writing behind: a send on a hash op socket served by algd returns once
+ * its frame is queued, as the kernel's hash_sendmsg() cannot fail once
+ * the data is read (the shim reads it: EFAULT stays the call's), and the
+ * reply is taken by the socket's next call, which then need not wait for
+ * a round trip of its own per send.  A reply that does say an error
+ * (algd out of memory) is that next call's answer.  At most BEHIND_MAX
+ * are outstanding, so that replies never fill the connection. */
+#define BEHIND_MAX 4u
+
+static atomic_uint behind_total;	/* over all sockets: fork and exec settle them */
+/* Moves at every fork: a socket made before it may be used by another
+ * process, which would meet the replies this one leaves behind. */
+static atomic_uint fork_gen;
+
+unsigned client_gen(void)
+{
+	return atomic_load(&fork_gen);
+}
+
+static bool may_write_behind(const struct afd *a, const struct xact *x)
+{
+	return x->behind_ok && x->type == UALG_MSG_SEND && a->op && !a->rfc && a->behind < BEHIND_MAX &&
+	       a->gen == atomic_load_explicit(&fork_gen, memory_order_relaxed) && !strcmp(a->type, "hash");
+}
+
+static bool is_behind(const struct afd *a, const struct ualg_hdr *h)
+{
+	return a->behind && h->type == UALG_MSG_SEND;	/* they come first: algd answers in order */
+}
+
+static void behind_taken(struct afd *a, const struct ualg_hdr *h, ssize_t n)
+{
+	a->behind--;
+	atomic_fetch_sub(&behind_total, 1);
+	if (!a->behind_err && ((size_t)n != sizeof(*h) || !(h->flags & UALG_HDR_REPLY) || h->result < 0))
+		a->behind_err = h->result < 0 && h->result > -4096 ? -h->result : EPROTO;
+}
+
 /* Takes x's reply, or the end of the connection, leaving the others'
  * replies to their threads: a thread sleeps in a peek, with a->lock
  * released, and takes only a reply of its own type (one request per class
- * is in flight, and no thread takes another's).  So the common path, one
- * request in flight, is the request's send, the peek and the reply's
- * receive.  Called and returns with a->lock held. */
+ * is in flight, and no thread takes another's).  Alone on the socket it
+ * takes the reply without a peek, once algd's counter says it is there:
+ * the common path is the request's send and the reply's receive.  Replies
+ * written behind are taken on the way.  Called and returns with a->lock
+ * held. */
 static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct ualg_hdr *h,
 			  bool interruptible, int cancel_state)
 {
+	bool spun = false;
+
 	a->expect[cls] = x->type;
 	for (;;) {
+		if (!others_in_flight(a, cls)) {
+			const uint32_t seen = a->notify ? atomic_load_explicit(a->notify, memory_order_acquire) : 0;
+			ssize_t n = ualg_frame_recv_now(fd, h, x->rbody, x->nrbody, x->want_fd ? &x->rfd : NULL,
+							x->cloexec);
+			if (n > 0 && is_behind(a, h)) {
+				behind_taken(a, h, n);
+				spun = false;
+				continue;
+			}
+			if (n == -EAGAIN && !spun && a->notify) {
+				spin_reply(a, seen, x->data_len);
+				spun = true;
+				continue;
+			}
+			if (n != -EAGAIN && n != -EINTR) {
+				pthread_cond_broadcast(&a->cond);
+				return n;
+			}
+		}
 		struct ualg_hdr peek;
 		pthread_mutex_unlock(&a->lock);
 		ssize_t p = wait_reply(fd, &peek, interruptible, cancel_state);
@@ -245,6 +306,13 @@ static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct
 					     NULL, NULL);
 			if (p < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 				continue;
+			if (p >= 0 && (size_t)p == sizeof(peek) && is_behind(a, &peek)) {
+				struct ualg_hdr bh;
+				ssize_t m = ualg_frame_recv_now(fd, &bh, NULL, 0, NULL, 1);
+				if (m > 0)
+					behind_taken(a, &bh, m);
+				continue;
+			}
 			if (p >= 0 && (size_t)p == sizeof(peek) && others(a, cls, peek.type)) {
 				pthread_cond_wait(&a->cond, &a->lock);
 				continue;
@@ -254,9 +322,55 @@ static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct
 					    x->cloexec);
 		if (n == -EAGAIN || (n == -EINTR && !interruptible))
 			continue;
+		if (n > 0 && is_behind(a, h)) {
+			behind_taken(a, h, n);
+			continue;
+		}
 		pthread_cond_broadcast(&a->cond);
 		return n;
 	}
+}
+
+/* Takes the replies of the sends written behind on a, before its
+ * connection is shared (fork, exec): otherwise two processes would wait
+ * for one reply, or a new program meet one it never asked for.  A socket
+ * with a request of another thread in flight is left to that thread. */
+static void settle(int fd, struct afd *a)
+{
+	pthread_mutex_lock(&a->lock);
+	while (a->behind && !others_in_flight(a, -1)) {
+		struct ualg_hdr h;
+		ssize_t n = ualg_frame_recv(fd, &h, NULL, 0, NULL, 1);
+		if (n == -EINTR)
+			continue;
+		if (n == -EAGAIN) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+			syscall(SYS_poll, &p, 1, -1);
+			continue;
+		}
+		if (n <= 0 || !is_behind(a, &h)) {
+			/* algd went away (the next call says so) or a peer
+			 * out of step: nothing more will come. */
+			atomic_fetch_sub(&behind_total, a->behind);
+			a->behind = 0;
+			a->behind_err = n < 0 || n == 0 ? ECONNRESET : EPROTO;
+			break;
+		}
+		behind_taken(a, &h, n);
+	}
+	pthread_mutex_unlock(&a->lock);
+}
+
+void client_settle_all(void)
+{
+	if (atomic_load(&behind_total))
+		afd_for_each(settle);
+}
+
+void client_before_fork(void)
+{
+	client_settle_all();
+	atomic_fetch_add(&fork_gen, 1);
 }
 
 /* After an interrupted wait: algd answers the request (with what it had
@@ -352,6 +466,13 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	pthread_mutex_lock(&a->lock);
 	while (a->expect[cls])
 		pthread_cond_wait(&a->cond, &a->lock);
+	if (a->behind_err) {
+		r = -a->behind_err;	/* a send written behind failed */
+		a->behind_err = 0;
+		pthread_mutex_unlock(&a->lock);
+		pthread_setcancelstate(cancel_state, NULL);
+		return r;
+	}
 	const uint32_t before = a->notify ? atomic_load_explicit(a->notify, memory_order_acquire) : 0;
 	/* Send waits for room even on a non-blocking socket: the frame is
 	 * small and algd drains it at once. */
@@ -366,6 +487,13 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 		pthread_mutex_unlock(&a->lock);
 		pthread_setcancelstate(cancel_state, NULL);
 		return r == -EPIPE || r == -ECONNREFUSED ? -ECONNRESET : r;
+	}
+	if (may_write_behind(a, x)) {
+		a->behind++;
+		atomic_fetch_add(&behind_total, 1);
+		pthread_mutex_unlock(&a->lock);
+		pthread_setcancelstate(cancel_state, NULL);
+		return (int)x->data_len;
 	}
 	if (cls != XC_OTHER)
 		spin_reply(a, before, x->data_len);

@@ -12,35 +12,42 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
+/* The program's sockets are about to be shared with a new image. */
+static void before_sharing(void)
+{
+	client_settle_all();
+	inproc_handover_all();
+}
+
 #define NEXT(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	inproc_handover_all();
+	before_sharing();
 	return NEXT(execve)(path, argv, envp);
 }
 
 EXPORT int execv(const char *path, char *const argv[])
 {
-	inproc_handover_all();
+	before_sharing();
 	return NEXT(execv)(path, argv);
 }
 
 EXPORT int execvp(const char *file, char *const argv[])
 {
-	inproc_handover_all();
+	before_sharing();
 	return NEXT(execvp)(file, argv);
 }
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	inproc_handover_all();
+	before_sharing();
 	return NEXT(execvpe)(file, argv, envp);
 }
 
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	inproc_handover_all();
+	before_sharing();
 	return NEXT(fexecve)(fd, argv, envp);
 }
 
@@ -111,13 +118,13 @@ EXPORT int execle(const char *path, const char *arg, ...)
 EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 		       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	inproc_handover_all();
+	before_sharing();
 	return NEXT(posix_spawn)(pid, path, fa, attr, argv, envp);
 }
 
 EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	inproc_handover_all();
+	before_sharing();
 	return NEXT(posix_spawnp)(pid, file, fa, attr, argv, envp);
 }

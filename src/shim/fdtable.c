@@ -80,6 +80,7 @@ int afd_track(int fd, bool op, const char *type)
 	atomic_init(&a->shm_state, SHM_NONE);
 	atomic_init(&a->nonblock, -1);
 	a->op = op;
+	a->gen = client_gen();
 	a->nl_peer = -1;
 	if (type)
 		memcpy(a->type, type, sizeof(a->type));
@@ -112,4 +113,16 @@ int afd_find_fd_of_ipo(const struct inproc_op *ipo)
 		}
 	}
 	return -1;
+}
+
+void afd_for_each(void (*fn)(int fd, struct afd *a))
+{
+	for (unsigned i = 0; i < L1_SIZE; i++) {
+		_Atomic(struct afd *) *l2 = atomic_load_explicit(&table[i], memory_order_acquire);
+		for (unsigned j = 0; l2 && j < L2_SIZE; j++) {
+			struct afd *a = atomic_load_explicit(&l2[j], memory_order_acquire);
+			if (a)
+				fn((int)(i << L2_BITS | j), a);
+		}
+	}
 }

@@ -600,6 +600,7 @@ void inproc_forget(struct afd *a)
 
 static void before_fork(void)
 {
+	client_before_fork();
 	if (eng)
 		inproc_handover_all();
 }

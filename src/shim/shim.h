@@ -25,6 +25,11 @@ struct afd {
 	pthread_mutex_t lock;	/* the connection's frames (client.c) */
 	pthread_cond_t cond;	/* a reply was taken, or a request ended */
 	uint16_t expect[3];	/* the reply type each class in flight waits for */
+	/* Hash sends whose replies no thread waits for (client.c: written
+	 * behind), and the first error one of them answered. */
+	unsigned behind;
+	int behind_err;
+	unsigned gen;		/* client_gen() when made: shared by no other process until it moves */
 	bool op;		/* an accept()ed operation socket */
 	bool rfc;		/* RFC mode (rfc.c): a SOCK_STREAM transform socket or its op */
 	char type[14];		/* salg_type once bound ("hash", "skcipher") */
@@ -58,6 +63,8 @@ void afd_untrack(int fd);
 /* An fd of the op socket served by ipo (inproc.c), or -1: a scan, for
  * fork and exec only. */
 int afd_find_fd_of_ipo(const struct inproc_op *ipo);
+/* Calls fn for every fd of ours (a scan: fork and exec only). */
+void afd_for_each(void (*fn)(int fd, struct afd *a));
 
 /* Real libc entry points, resolved once. */
 struct real_fns {
@@ -95,10 +102,17 @@ struct xact {
 	int rfd;
 	bool want_fd, cloexec;
 	size_t data_len;	/* send/receive: its bytes, for the reply's poll window */
+	bool behind_ok;		/* a data frame whose reply may be taken later */
 };
 int client_xact(struct afd *a, int fd, struct xact *x);
 enum { NOTIFY_NONE, NOTIFY_BUSY, NOTIFY_READY, NOTIFY_NEVER };
-void client_forget(struct afd *a);	/* the socket's last fd here closed */
+void client_forget(struct afd *a);
+/* Takes every reply still owed to a send written behind (client.c), before
+ * a fork or an exec shares the connections. */
+void client_settle_all(void);
+/* Before fork(): settles, and makes every socket so far a shared one. */
+void client_before_fork(void);
+unsigned client_gen(void);	/* the socket's last fd here closed */
 /* A blocking system call made a pthread cancellation point, as the libc
  * call it stands for is. */
 long shim_cancellable(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
