@@ -221,13 +221,22 @@ static bool others_in_flight(const struct afd *a, int cls)
 }
 
 /* Writing behind: a send on a hash op socket served by algd returns once
- * its frame is queued, as the kernel's hash_sendmsg() cannot fail once
- * the data is read (the shim reads it: EFAULT stays the call's), and the
- * reply is taken by the socket's next call, which then need not wait for
- * a round trip of its own per send.  A reply that does say an error
- * (algd out of memory) is that next call's answer.  At most BEHIND_MAX
- * are outstanding, so that replies never fill the connection. */
+ * its frame is queued, and the reply is taken by the socket's next call,
+ * which then need not wait for a round trip of its own per send.  The
+ * kernel's hash_sendmsg() fails only for a bad buffer (the shim reads it
+ * first: EFAULT stays the call's), for a transform without its key
+ * (ENOKEY) and for lack of memory.  So a socket writes behind only once a
+ * send on it succeeded with its reply waited for, and no key was set in
+ * this process since (a setkey that fails leaves the transform without a
+ * key); a reply that does say an error (algd out of memory or over a
+ * budget) is the next call's answer.  Not covered: a process that shares
+ * the transform socket after fork() setting a bad key on it: this
+ * socket's sends still succeed, and its read fails with ENOKEY as on
+ * Linux.  At most BEHIND_MAX are outstanding, so that replies never fill
+ * the connection. */
 #define BEHIND_MAX 4u
+
+static atomic_uint key_epoch;	/* moves at every setsockopt on a socket of algd's */
 
 static atomic_uint behind_total;	/* over all sockets: fork and exec settle them */
 /* Moves at every fork: a socket made before it may be used by another
@@ -242,7 +251,15 @@ unsigned client_gen(void)
 static bool may_write_behind(const struct afd *a, const struct xact *x)
 {
 	return x->behind_ok && x->type == UALG_MSG_SEND && a->op && !a->rfc && a->behind < BEHIND_MAX &&
+	       a->proven == atomic_load_explicit(&key_epoch, memory_order_relaxed) + 1 &&
 	       a->gen == atomic_load_explicit(&fork_gen, memory_order_relaxed) && !strcmp(a->type, "hash");
+}
+
+/* After a send waited for its reply: may the socket's next ones not? */
+static void note_send_result(struct afd *a, const struct xact *x, unsigned epoch, int result)
+{
+	if (x->type == UALG_MSG_SEND && x->behind_ok)
+		a->proven = result >= 0 ? epoch + 1 : 0;
 }
 
 static bool is_behind(const struct afd *a, const struct ualg_hdr *h)
@@ -474,6 +491,9 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 		return r;
 	}
 	const uint32_t before = a->notify ? atomic_load_explicit(a->notify, memory_order_acquire) : 0;
+	if (x->type == UALG_MSG_SETSOCKOPT)
+		atomic_fetch_add(&key_epoch, 1);
+	const unsigned epoch = atomic_load(&key_epoch);
 	/* Send waits for room even on a non-blocking socket: the frame is
 	 * small and algd drains it at once. */
 	for (;;) {
@@ -501,6 +521,8 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	ssize_t n = recv_cancellable(&ab, &h, cancel_state);
 	if (n == -EINTR)
 		n = cancel_wait(a, fd, cls, x, &h);
+	if (n >= (ssize_t)sizeof(h) && (h.flags & UALG_HDR_REPLY))
+		note_send_result(a, x, epoch, h.result);
 	a->expect[cls] = 0;
 	pthread_cond_broadcast(&a->cond);
 	pthread_mutex_unlock(&a->lock);

@@ -29,6 +29,9 @@ struct afd {
 	 * behind), and the first error one of them answered. */
 	unsigned behind;
 	int behind_err;
+	/* client_key_epoch() when a send on this socket last succeeded
+	 * waiting for its reply, + 1; 0: none did (client.c). */
+	unsigned proven;
 	unsigned gen;		/* client_gen() when made: shared by no other process until it moves */
 	bool op;		/* an accept()ed operation socket */
 	bool rfc;		/* RFC mode (rfc.c): a SOCK_STREAM transform socket or its op */
