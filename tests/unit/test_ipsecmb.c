@@ -1,4 +1,4 @@
-/* Unit tests of the intel-ipsec-mb drivers (src/core/drivers/ipsecmb.c), as
+/* Unit tests of the intel-ipsec-mb drivers (src/core/drivers/ipsecmb*.c), as
  * TAP: present and self-tested where the CPU has what the library needs,
  * and each one cross-checked against the OpenSSL driver of the same
  * algorithm on random data and lengths around block boundaries, one
