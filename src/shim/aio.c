@@ -7,6 +7,7 @@
  * completion waits in a per-context list for io_getevents, and an eventfd
  * named by IOCB_FLAG_RESFD is signalled as aio_complete() does. */
 #include "shim.h"
+#include "kabi.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -20,7 +21,6 @@
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
-#define UIO_MAXIOV_ 1024
 
 typedef long (*syscall_fn)(long, ...);
 static syscall_fn real_syscall;
@@ -98,7 +98,7 @@ static int run_iocb(aio_context_t ctx, const struct iocb *user, const struct ioc
 	if (cb->aio_reserved2 || (cb->aio_flags & ~(unsigned)(IOCB_FLAG_RESFD | IOCB_FLAG_IOPRIO)))
 		return -EINVAL;
 	if (vec) {
-		if (cb->aio_nbytes > UIO_MAXIOV_)
+		if (cb->aio_nbytes > KABI_UIO_MAXIOV)
 			return -EINVAL;
 		niov = (size_t)cb->aio_nbytes;
 		iov = malloc((niov ? niov : 1) * sizeof(*iov));
