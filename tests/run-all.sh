@@ -23,6 +23,7 @@ set -u
 SUITES="
 core			unit
 ipsecmb			unit
+kabi			unit
 seccomp			security
 samples			samples
 diff-hash-skcipher	diff
@@ -160,6 +161,7 @@ suite_core() { tap "core unit tests" core $TEST_WRAP "$B/tests/test-core"; }
 # Not under valgrind: it does not know the AVX-512 and seccomp system calls
 # these use.
 suite_ipsecmb() { tap "intel-ipsec-mb drivers against OpenSSL's" ipsecmb "$B/tests/test-ipsecmb"; }
+suite_kabi() { tap "the kernel's argument checks (src/kabi)" kabi $TEST_WRAP "$B/tests/test-kabi"; }
 suite_seccomp() { tap "algd's seccomp filter" seccomp "$B/tests/test-seccomp"; }
 
 # The seed's samples print standard values: SHA-1("abc") (FIPS 180-2) and

@@ -1,20 +1,13 @@
 /* The generic part of AF_ALG (crypto/af_alg.c): bind, setsockopt, accept,
  * the key/children bookkeeping and dispatch to the socket's type. */
 #include "afalg.h"
+#include "kabi.h"
 #include "ualg_afalg.h"	/* UALG_SET_KEY_BY_NAME */
 
 #include <errno.h>
 #include <linux/if_alg.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef SOL_ALG
-#define SOL_ALG 279
-#endif
-
-/* CRYPTO_ALG_KERN_DRIVER_ONLY: the only flag a caller may pass in
- * salg_feat/salg_mask. */
-#define ALLOWED_FEAT 0x00001000u
 
 static const struct alg_type *const types[] = {
 	&afalg_type_hash, &afalg_type_skcipher, &afalg_type_aead, &afalg_type_rng,
@@ -77,14 +70,14 @@ int afalg_bind(struct alg_sock *sk, const char *type_name, uint32_t feat, uint32
 
 	if (sk->connected)
 		return -EINVAL;
-	if ((feat & ~ALLOWED_FEAT) || (mask & ~ALLOWED_FEAT))
+	if ((feat & ~KABI_SALG_ALLOWED_FEAT) || (mask & ~KABI_SALG_ALLOWED_FEAT))
 		return -EINVAL;
 	const struct alg_type *type = sk->mode ? sk->mode->find_type(type_name) : find_type(type_name);
 	if (!type)
 		return -ENOENT;
 	/* No driver here is a hardware-only one, so the flag selects
 	 * nothing: requesting it in feat (with the mask) finds nothing. */
-	if (feat & mask & ALLOWED_FEAT)
+	if (feat & mask & KABI_SALG_ALLOWED_FEAT)
 		return -ENOENT;
 	/* RFC hashes must export their partial states. */
 	struct ualg_alg *alg = sk->mode && sk->mode->exportable_hashes && type->alg_type == UALG_ALG_SHASH
@@ -141,7 +134,7 @@ int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct a
 		return mode->setsockopt(sk, level, optname, v);
 	if (sk->children != sk->nokey_children)
 		return -EBUSY;
-	if (level != SOL_ALG || !sk->type)
+	if (level != KABI_SOL_ALG || !sk->type)
 		return -ENOPROTOOPT;
 	if (sk->type->setsockopt && (err = sk->type->setsockopt(sk, optname, v)) != AFALG_OPT_GENERIC)
 		return err;

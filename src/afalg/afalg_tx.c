@@ -3,6 +3,7 @@
  * the socket's send buffer together with the operation, IV and associated
  * data length from control messages; a read consumes it. */
 #include "afalg.h"
+#include "kabi.h"
 
 #include <errno.h>
 #include <linux/if_alg.h>
@@ -12,12 +13,11 @@
 
 /* sk_sndbuf of a new socket (net.core.wmem_default), rounded down to pages
  * as af_alg_sndbuf() does. */
-#define TX_SNDBUF 212992u
 #define PAGE_SIZE_ 4096u
 
 static size_t sndbuf_limit(const struct afalg_tx *tx)
 {
-	return tx->sndbuf && *tx->sndbuf ? *tx->sndbuf & ~(PAGE_SIZE_ - 1) : TX_SNDBUF;
+	return tx->sndbuf && *tx->sndbuf ? *tx->sndbuf & ~(PAGE_SIZE_ - 1) : KABI_WMEM_DEFAULT;
 }
 
 static size_t sndbuf_left(const struct afalg_tx *tx)

@@ -3,6 +3,7 @@
  * creates or frees transforms runs under one lock here; the data calls run
  * under the shim's per-tree lock only. */
 #include "engine.h"
+#include "kabi.h"
 
 #include <errno.h>
 #include <linux/if_alg.h>
@@ -46,13 +47,13 @@ static struct alg_sock *engine_bind(const char *type, const char *driver, int *e
 static int engine_setkey(struct alg_sock *tfm, const uint8_t *key, size_t len)
 {
 	struct afalg_optval v = { .data = key, .len = len, .optlen = (uint32_t)len };
-	return afalg_setsockopt(tfm, SOL_ALG, ALG_SET_KEY, &v);
+	return afalg_setsockopt(tfm, KABI_SOL_ALG, ALG_SET_KEY, &v);
 }
 
 static int engine_setauthsize(struct alg_sock *tfm, unsigned authsize)
 {
 	struct afalg_optval v = { .optlen = authsize };
-	return afalg_setsockopt(tfm, SOL_ALG, ALG_SET_AEAD_AUTHSIZE, &v);
+	return afalg_setsockopt(tfm, KABI_SOL_ALG, ALG_SET_AEAD_AUTHSIZE, &v);
 }
 
 static int engine_accept(struct alg_sock *sk, struct alg_sock **op)

@@ -7,6 +7,7 @@
  * completion waits in a per-context list for io_getevents, and an eventfd
  * named by IOCB_FLAG_RESFD is signalled as aio_complete() does. */
 #include "shim.h"
+#include "kabi.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -20,7 +21,6 @@
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
-#define UIO_MAXIOV_ 1024
 
 typedef long (*syscall_fn)(long, ...);
 static syscall_fn real_syscall;
@@ -87,45 +87,45 @@ static void forget_ctx(aio_context_t ctx)
 		;
 }
 
-/* One iocb on an op socket; returns 0 once queued, or -errno (not submitted). */
+/* One iocb on an op socket; returns 0 once queued, or -errno (not submitted).
+ * Its buffers are imported as aio_setup_rw() does: one range
+ * (import_single_range) or an iovec array of aio_nbytes entries
+ * (__import_iovec, which takes the count as an unsigned int). */
 static int run_iocb(aio_context_t ctx, const struct iocb *user, const struct iocb *cb, struct afd *a)
 {
-	struct iovec one = { (void *)(uintptr_t)cb->aio_buf, (size_t)cb->aio_nbytes };
-	struct iovec *iov = &one;
-	size_t niov = 1;
 	bool vec = cb->aio_lio_opcode == IOCB_CMD_PREADV || cb->aio_lio_opcode == IOCB_CMD_PWRITEV;
+	bool rw = vec || cb->aio_lio_opcode == IOCB_CMD_PREAD || cb->aio_lio_opcode == IOCB_CMD_PWRITE;
 
 	if (cb->aio_reserved2 || (cb->aio_flags & ~(unsigned)(IOCB_FLAG_RESFD | IOCB_FLAG_IOPRIO)))
 		return -EINVAL;
-	if (vec) {
-		if (cb->aio_nbytes > UIO_MAXIOV_)
-			return -EINVAL;
-		niov = (size_t)cb->aio_nbytes;
-		iov = malloc((niov ? niov : 1) * sizeof(*iov));
-		if (!iov)
-			return -EAGAIN;
-		if (copy_in(iov, (void *)(uintptr_t)cb->aio_buf, niov * sizeof(*iov))) {
-			free(iov);
-			return -EFAULT;
-		}
+	struct kabi_iov *iov = malloc(sizeof(*iov));
+	if (!iov)
+		return -EAGAIN;
+	int r = 0;
+	if (vec)
+		r = kabi_iov_import(&shim_user_mem, cb->aio_buf, (unsigned)cb->aio_nbytes, KABI_IOV_RW, iov);
+	else if (rw)
+		r = kabi_iov_range(cb->aio_buf, cb->aio_nbytes, iov);
+	if (r) {
+		free(iov);
+		return r;
 	}
 	ssize_t n;
 	switch (cb->aio_lio_opcode) {
 	case IOCB_CMD_PREAD:
 	case IOCB_CMD_PREADV:
-		n = shim_op_read((int)cb->aio_fildes, a, iov, niov);
+		n = shim_op_read((int)cb->aio_fildes, a, iov->v, iov->n);
 		break;
 	case IOCB_CMD_PWRITE:
 	case IOCB_CMD_PWRITEV:
-		n = shim_op_write((int)cb->aio_fildes, a, iov, niov);
+		n = shim_op_write((int)cb->aio_fildes, a, iov->v, iov->n);
 		break;
 	default:
 		n = -1;
 		errno = EINVAL;
 	}
 	int err = errno;
-	if (iov != &one)
-		free(iov);
+	free(iov);
 	if (n < 0 && cb->aio_lio_opcode > IOCB_CMD_PWRITEV)
 		return -EINVAL;
 	return queue_done(ctx, user, cb, n < 0 ? -err : n);

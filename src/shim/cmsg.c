@@ -3,6 +3,7 @@
  * af_alg_cmsg_send() walks them with the kernel's own CMSG_OK and
  * __cmsg_nxthdr rules, which differ from glibc's macros at the edges. */
 #include "shim.h"
+#include "kabi.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -12,11 +13,6 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#ifndef SOL_ALG
-#define SOL_ALG 279
-#endif
-
-#define OPTMEM_MAX 20480u	/* net.core.optmem_max: sock_kmalloc's limit */
 
 static size_t kcmsg_align(size_t len)
 {
@@ -51,7 +47,7 @@ static void walk(const uint8_t *buf, size_t size, struct shim_ctl *ctl)
 			return;
 		}
 		const uint8_t *data = buf + off + kcmsg_align(sizeof(c));
-		if (c.cmsg_level == SOL_ALG) {
+		if (c.cmsg_level == KABI_SOL_ALG) {
 			switch (c.cmsg_type) {
 			case ALG_SET_IV:
 				if (c.cmsg_len < kcmsg_len(sizeof(struct af_alg_iv))) {
@@ -109,7 +105,7 @@ int cmsg_parse(const struct msghdr *msg, struct shim_ctl *ctl)
 	size_t size = msg->msg_controllen;
 	if (!size)
 		return 0;
-	if (size > INT_MAX || size > OPTMEM_MAX)
+	if (size > INT_MAX || size > KABI_OPTMEM_MAX)
 		return -ENOBUFS;
 	uint8_t *buf = malloc(size);
 	if (!buf)

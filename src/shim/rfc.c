@@ -13,6 +13,7 @@
  * RFC_WAIT_MAX_NS late.  A signal ends it with EINTR, or with the count
  * already moved. */
 #include "shim.h"
+#include "kabi.h"
 #include "../lib/ualg_rfc.h"
 
 #include <errno.h>
@@ -22,10 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#ifndef SOL_ALG
-#define SOL_ALG 279
-#endif
 
 #define RFC_WAIT_MIN_NS 100000L		/* the first retry of a blocked call */
 #define RFC_WAIT_MAX_NS 3200000L	/* the longest sleep between retries */
@@ -82,7 +79,7 @@ int rfc_setsockopt(int fd, struct afd *a, int level, int optname, const void *va
 		return (int)rfail(EINVAL);
 	struct ualg_sockopt o = { level, optname, len, 0, 0, 0 };
 	uint8_t *buf = NULL;
-	if (level == SOL_ALG && optname != ALG_SET_AEAD_AUTHSIZE) {
+	if (level == KABI_SOL_ALG && optname != ALG_SET_AEAD_AUTHSIZE) {
 		if (len >= UALG_SOCKOPT_MAX)
 			o.flags = UALG_SOCKOPT_TOOBIG;
 		else if (!(buf = malloc(len ? len : 1)))
@@ -170,11 +167,11 @@ static int rfc_apply_ctl(int fd, struct afd *a, const struct shim_ctl *ctl)
 	if (ctl->has_iv && comp && ctl->ivlen)
 		return -EINVAL;		/* af_alg_sendmsg(): ivlen != ivsize (0) */
 	if (ctl->has_iv && !comp &&
-	    rfc_setsockopt(fd, a, SOL_ALG, aead ? ALG_AEAD_SET_IV : ALG_SKCIPHER_SET_IV, ctl->iv,
+	    rfc_setsockopt(fd, a, KABI_SOL_ALG, aead ? ALG_AEAD_SET_IV : ALG_SKCIPHER_SET_IV, ctl->iv,
 			   ctl->ivlen))
 		return -errno;
 	if (ctl->has_op &&
-	    rfc_setsockopt(fd, a, SOL_ALG, aead ? ALG_AEAD_OP : comp ? ALG_COMPRESS_OP : ALG_SKCIPHER_OP,
+	    rfc_setsockopt(fd, a, KABI_SOL_ALG, aead ? ALG_AEAD_OP : comp ? ALG_COMPRESS_OP : ALG_SKCIPHER_OP,
 			   &op, sizeof(op)))
 		return -errno;
 	return 0;

@@ -9,6 +9,7 @@
 #ifndef UALG_SHIM_H
 #define UALG_SHIM_H
 
+#include "kabi.h"
 #include "proto.h"
 
 #include <pthread.h>
@@ -208,6 +209,8 @@ void shim_adopt_inherited(void);
 int copy_in(void *dst, const void *src, size_t len);
 /* Copies to the caller's memory, -EFAULT where it cannot be written. */
 int copy_out(void *dst, const void *src, size_t len);
+/* The caller's memory for src/kabi's checks: copy_in and copy_out. */
+extern const struct kabi_mem shim_user_mem;
 /* -EFAULT unless the ends of buf are writable by the caller (with the
  * guard: every page of it). */
 int probe_out(void *buf, size_t len);

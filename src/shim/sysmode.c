@@ -19,6 +19,7 @@
  * the emulated socket() fails with EAFNOSUPPORT, as such a kernel's would.
  * Nothing is ever printed. */
 #include "shim.h"
+#include "kabi.h"
 #include "ualg_paths.h"
 
 #include <dlfcn.h>
@@ -30,10 +31,6 @@
 #include <string.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-#ifndef AF_ALG
-#define AF_ALG 38
-#endif
 
 enum shim_mode { MODE_AUTO, MODE_ALWAYS, MODE_OFF };
 
@@ -135,7 +132,7 @@ static bool kernel_lacks_af_alg(void)
 	int k = atomic_load(&kernel);
 
 	if (k == KERNEL_UNKNOWN) {
-		int fd = real.socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		int fd = real.socket(KABI_AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 		if (fd >= 0) {
 			real.close(fd);
 			k = KERNEL_HAS_AF_ALG;

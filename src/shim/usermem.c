@@ -9,6 +9,7 @@
  * access, and before the guard is installed, the kernel does the access
  * (process_vm_readv/writev to our own pid). */
 #include "shim.h"
+#include "kabi.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -247,3 +248,17 @@ int probe_in(const void *buf, size_t len)
 	int r = kernel_copy(&b, buf, 1, false);
 	return r ? r : kernel_copy(&b, (const uint8_t *)buf + len - 1, 1, false);
 }
+
+static int user_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	(void)ctx;
+	return copy_in(buf, (const void *)(uintptr_t)addr, len);
+}
+
+static int user_write(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+	(void)ctx;
+	return copy_out((void *)(uintptr_t)addr, buf, len);
+}
+
+const struct kabi_mem shim_user_mem = { NULL, user_read, user_write };

@@ -10,6 +10,7 @@
  * (one send and one read per HMAC), against the same loop over OpenSSL's
  * HMAC, with RFC 6070's answer checked for both. */
 #include "bench_engine.h"
+#include "kabi.h"
 
 #include <errno.h>
 #include <linux/if_alg.h>
@@ -22,10 +23,6 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifndef SOL_ALG
-#define SOL_ALG 279
-#endif
 
 struct row {
 	const char *name, *type, *evp;
@@ -66,15 +63,15 @@ struct op {
 static int afalg_open(struct op *o)
 {
 	const struct row *r = o->r;
-	struct sockaddr_alg sa = { .salg_family = AF_ALG };
+	struct sockaddr_alg sa = { .salg_family = KABI_AF_ALG };
 	snprintf((char *)sa.salg_type, sizeof(sa.salg_type), "%s", r->type);
 	snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%s", r->name);
-	o->tfm = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	o->tfm = socket(KABI_AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (o->tfm < 0 || bind(o->tfm, (struct sockaddr *)&sa, sizeof(sa)))
 		return -errno;
-	if (r->keylen && setsockopt(o->tfm, SOL_ALG, ALG_SET_KEY, key, (socklen_t)r->keylen))
+	if (r->keylen && setsockopt(o->tfm, KABI_SOL_ALG, ALG_SET_KEY, key, (socklen_t)r->keylen))
 		return -errno;
-	if (r->tag && setsockopt(o->tfm, SOL_ALG, ALG_SET_AEAD_AUTHSIZE, NULL, (socklen_t)r->tag))
+	if (r->tag && setsockopt(o->tfm, KABI_SOL_ALG, ALG_SET_AEAD_AUTHSIZE, NULL, (socklen_t)r->tag))
 		return -errno;
 	o->fd = accept(o->tfm, NULL, NULL);
 	return o->fd < 0 ? -errno : 0;
@@ -96,12 +93,12 @@ static int afalg_run(struct op *o)
 		m.msg_controllen = CMSG_SPACE(4) + CMSG_SPACE(sizeof(struct af_alg_iv) + r->ivlen) +
 				   (r->tag ? CMSG_SPACE(4) : 0);
 		struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-		h->cmsg_level = SOL_ALG;
+		h->cmsg_level = KABI_SOL_ALG;
 		h->cmsg_type = ALG_SET_OP;
 		h->cmsg_len = CMSG_LEN(4);
 		*(uint32_t *)CMSG_DATA(h) = ALG_OP_ENCRYPT;
 		h = CMSG_NXTHDR(&m, h);
-		h->cmsg_level = SOL_ALG;
+		h->cmsg_level = KABI_SOL_ALG;
 		h->cmsg_type = ALG_SET_IV;
 		h->cmsg_len = CMSG_LEN(sizeof(struct af_alg_iv) + r->ivlen);
 		struct af_alg_iv *ivp = (struct af_alg_iv *)CMSG_DATA(h);
@@ -109,7 +106,7 @@ static int afalg_run(struct op *o)
 		memcpy(ivp->iv, iv, r->ivlen);
 		if (r->tag) {
 			h = CMSG_NXTHDR(&m, h);
-			h->cmsg_level = SOL_ALG;
+			h->cmsg_level = KABI_SOL_ALG;
 			h->cmsg_type = ALG_SET_AEAD_ASSOCLEN;
 			h->cmsg_len = CMSG_LEN(4);
 			*(uint32_t *)CMSG_DATA(h) = 0;
@@ -255,10 +252,10 @@ static void pbkdf2(unsigned long c)
 		{ 4096, "4b007901b765489abead49d926f721d065a429c1" },
 		{ 16777216, "eefe3d61cd4da4e4e9945b3d6ba2158c2634e984" },
 	};
-	struct sockaddr_alg sa = { .salg_family = AF_ALG, .salg_type = "hash", .salg_name = "hmac(sha1)" };
-	int tfm = socket(AF_ALG, SOCK_SEQPACKET, 0), fd = -1;
+	struct sockaddr_alg sa = { .salg_family = KABI_AF_ALG, .salg_type = "hash", .salg_name = "hmac(sha1)" };
+	int tfm = socket(KABI_AF_ALG, SOCK_SEQPACKET, 0), fd = -1;
 	if (tfm < 0 || bind(tfm, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    setsockopt(tfm, SOL_ALG, ALG_SET_KEY, pw, sizeof(pw) - 1) || (fd = accept(tfm, NULL, NULL)) < 0) {
+	    setsockopt(tfm, KABI_SOL_ALG, ALG_SET_KEY, pw, sizeof(pw) - 1) || (fd = accept(tfm, NULL, NULL)) < 0) {
 		printf("pbkdf2: AF_ALG hmac(sha1): %s\n", strerror(errno));
 		return;
 	}

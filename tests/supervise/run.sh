@@ -55,6 +55,26 @@ result "the seed's hash sample (dynamic) served by the supervisor: $out" $?
 "$RUN" --supervise sh -c "\"$P\" probe && exec \"$P\" probe"
 result "served in a shell's child and across its execve" $?
 
+# ioctl on AF_ALG sockets: the same program through the shim (dynamic,
+# LD_PRELOAD) and through the supervisor (static) answers alike, and as
+# Linux 6.1 does: no gettstamp in AF_ALG's proto_ops, so the timestamp
+# requests are ENOTTY (sock_ioctl's -ENOIOCTLCMD); other socket requests
+# reach sock_no_ioctl (EOPNOTSUPP); FIOGETOWN, FIONBIO and FIOCLEX are
+# sock_ioctl's and do_vfs_ioctl's own.
+for k in tfm op; do
+	for r in SIOCGSTAMP_OLD SIOCGSTAMPNS_OLD SIOCGSTAMP_NEW SIOCGSTAMPNS_NEW; do
+		echo "$k $r ret=-1 errno=25"
+	done
+	for r in FIONREAD TCGETS SIOCGIFCONF; do echo "$k $r ret=-1 errno=95"; done
+	for r in FIOGETOWN FIONBIO FIOCLEX; do echo "$k $r ret=0 errno=0"; done
+done > "$T/ioctl-6.1"
+"$RUN" "$B/tests/dynamic-afalg" ioctls > "$T/ioctl-shim" 2>&1
+"$RUN" --supervise "$P" ioctls > "$T/ioctl-supervise" 2>&1
+diff "$T/ioctl-shim" "$T/ioctl-supervise"
+result "ioctl on AF_ALG sockets: the shim and --supervise answer alike" $?
+diff "$T/ioctl-6.1" "$T/ioctl-supervise"
+result "ioctl on AF_ALG sockets: as Linux 6.1 (SIOCGSTAMP_NEW: ENOTTY, FIONREAD: EOPNOTSUPP)" $?
+
 "$RUN" --supervise-bare "$P" probe
 [ $? = 3 ]; result "--supervise-bare: the filter alone serves nothing" $?
 echo "$passed passed, $failed failed"

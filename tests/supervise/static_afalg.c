@@ -11,6 +11,10 @@
  *   static_afalg bench N    ns per one-byte write(2) to /dev/null
  *   static_afalg hashbench N  us per sha256 of 64 bytes (write + read on
  *                           one op socket)
+ *   static_afalg ioctls     ioctl() on a transform and an op socket: one
+ *                           line per call with its result and errno number
+ *                           (tests/supervise/run.sh compares the shim's
+ *                           answers, the supervisor's and Linux 6.1's)
  *
  * Vectors: FIPS 180-2 B.1 (sha256 "abc"), RFC 4231 4.2 (hmac(sha256) case
  * 1), RFC 3602 case 2 (cbc(aes), two blocks), McGrew-Viega GCM test cases
@@ -26,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -412,8 +417,41 @@ static int hashbench(long n)
 	return 0;
 }
 
+/* ioctl's request: musl's is an int, glibc's an unsigned long; the kernel
+ * takes the low 32 bits either way. */
+#ifdef __GLIBC__
+typedef unsigned long ioctl_req;
+#else
+typedef int ioctl_req;
+#endif
+
+static int ioctls(void)
+{
+	static const struct { const char *name; unsigned int cmd; } calls[] = {
+		{ "SIOCGSTAMP_OLD", 0x8906 }, { "SIOCGSTAMPNS_OLD", 0x8907 },
+		{ "SIOCGSTAMP_NEW", 0x80108906 }, { "SIOCGSTAMPNS_NEW", 0x80108907 },
+		{ "FIONREAD", 0x541B }, { "TCGETS", 0x5401 }, { "SIOCGIFCONF", 0x8912 },
+		{ "FIOGETOWN", 0x8903 }, { "FIONBIO", 0x5421 }, { "FIOCLEX", 0x5451 },
+	};
+	int t = tfm("hash", "sha256", NULL, 0);
+	int op = t >= 0 ? accept(t, NULL, 0) : -1;
+	if (op < 0)
+		return 1;
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+			/* Room for any of the answers (ifconf, termios, timespec). */
+			long long arg[8] = { 0 };
+			errno = 0;
+			int r = ioctl(k ? op : t, (ioctl_req)calls[i].cmd, arg);
+			printf("%s %s ret=%d errno=%d\n", k ? "op" : "tfm", calls[i].name, r, r < 0 ? errno : 0);
+		}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "ioctls"))
+		return ioctls();
 	if (argc > 1 && !strcmp(argv[1], "probe"))
 		return probe();
 	if (argc > 2 && !strcmp(argv[1], "devnull"))
