@@ -2,7 +2,7 @@
  * over the core crypto API.
  *
  * One implementation, two hosts: algd turns frames into these calls
- * (src/algd/server.c), and the shim's in-process engine turns a program's
+ * (src/algd/dispatch.c), and the shim's in-process engine turns a program's
  * own sendmsg()/read() into them (src/shim/inproc.c through
  * src/afalg/engine.c).  Nothing here knows about frames, event loops or file
  * descriptors; what depends on the host (per-user policy, named keys) comes

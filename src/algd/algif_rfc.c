@@ -6,153 +6,24 @@
  * the shim blocks, releasing the socket meanwhile, so that another thread
  * can read (and so relieve a blocked writer) while one waits.
  *
- * One context serves every RFC type: an input queue, an output queue, and
- * per type the hash state, or the direction and IV of a cipher, or the
- * associated-data queue of an AEAD op (filled through its AD socket), or
- * the direction of a compression op. */
+ * One context serves every RFC type: an input queue, an output queue
+ * (rfc_queue.c), and per type the hash state, or the direction and IV of a
+ * cipher, or the associated-data queue of an AEAD op (filled through its
+ * AD socket), or the direction of a compression op. */
 #include "afalg.h"
 #include "algd_afalg.h"
-#include "keystore.h"
+#include "rfc_impl.h"
 #include "rfc_state.h"
 #include "ualg_afalg.h"
 #include "ualg_rfc.h"
 
 #include <errno.h>
-#include <linux/if_alg.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef SOL_ALG
-#define SOL_ALG 279
-#endif
-
-#define RFC_SNDBUF 212992u	/* as afalg_tx.c: wmem_default */
 #define RFC_CHUNK_MAX (64u * 1024u)	/* cipher output made per read */
 #define RFC_HASH_OUT_MAX (64u * 1024u)	/* unread digests and states */
-
-/* An RFC transform socket's part (alg_sock.rfc). */
-struct rfc_tfm {
-	bool listening;
-	uint8_t keyfp[RFC_FP_LEN];	/* what states are sealed to */
-	struct alg_sock *unpaired;	/* aead: the newest op socket without its AD socket */
-};
-
-struct rfc_queue {
-	uint8_t *buf;
-	size_t head, used, cap;
-};
-
-struct rfc_op {
-	struct rfc_queue in, out;
-	bool ended;		/* skcipher, compression: a write without MSG_MORE ended the message */
-	bool enc;		/* encrypt, or compress */
-	uint8_t iv[UALG_MAX_IVSIZE];
-	/* hash */
-	struct ualg_hash_desc desc;
-	bool open;		/* a MSG_MORE send (or a restored state) left it open */
-	/* aead: the op's associated data, and its AD socket (or, on the AD
-	 * socket, its op, on which it holds a reference) */
-	struct rfc_queue ad;
-	struct alg_sock *peer;
-};
-
-/* ---- queues ---------------------------------------------------------- */
-
-static int queue_add(struct rfc_queue *q, const uint8_t *data, size_t len)
-{
-	if (!len)
-		return 0;
-	if (q->head + q->used + len > q->cap) {
-		if (q->used + len <= q->cap) {
-			memmove(q->buf, q->buf + q->head, q->used);
-		} else {
-			size_t cap = q->used + len;
-			uint8_t *b = malloc(cap ? cap : 1);
-			if (!b)
-				return -ENOMEM;
-			if (q->used)
-				memcpy(b, q->buf + q->head, q->used);
-			ualg_wipe(q->buf, q->cap);
-			free(q->buf);
-			q->buf = b;
-			q->cap = cap;
-		}
-		q->head = 0;
-	}
-	memcpy(q->buf + q->head + q->used, data, len);
-	q->used += len;
-	return 0;
-}
-
-static uint8_t *queue_data(const struct rfc_queue *q)
-{
-	return q->buf ? q->buf + q->head : NULL;	/* never NULL + 0 */
-}
-
-static void queue_pull(struct rfc_queue *q, size_t n)
-{
-	if (!n)
-		return;
-	ualg_wipe(q->buf + q->head, n);
-	q->head += n;
-	q->used -= n;
-	if (!q->used)
-		q->head = 0;
-}
-
-static void queue_free(struct rfc_queue *q)
-{
-	ualg_wipe(q->buf, q->cap);
-	free(q->buf);
-	*q = (struct rfc_queue){ 0 };
-}
-
-/* Reads give what is there, at most len. */
-static int queue_take(struct rfc_queue *q, uint8_t *out, size_t len)
-{
-	size_t n = len < q->used ? len : q->used;
-	if (!n)
-		return 0;
-	memcpy(out, queue_data(q), n);
-	queue_pull(q, n);
-	return (int)n;
-}
-
-static size_t room(const struct alg_sock *sk, const struct rfc_queue *q)
-{
-	size_t cap = sk->sndbuf ? sk->sndbuf : RFC_SNDBUF;
-	return q->used < cap ? cap - q->used : 0;
-}
-
-/* Takes what fits; -EAGAIN when nothing does. */
-static int queue_write(const struct alg_sock *sk, struct rfc_queue *q, const uint8_t *data,
-		       size_t len, size_t *taken)
-{
-	size_t n = room(sk, q);
-	if (n > len)
-		n = len;
-	*taken = n;
-	if (!n && len)
-		return -EAGAIN;
-	int r = queue_add(q, data, n);
-	return r ? r : (int)n;
-}
-
-static struct rfc_op *ctx_of(const struct alg_sock *sk)
-{
-	return sk->ctx;
-}
-
-static struct rfc_tfm *rfc_of(const struct alg_sock *sk)
-{
-	return sk->mode_priv;
-}
-
-static struct rfc_tfm *tfm_rfc(const struct alg_sock *op)
-{
-	return rfc_of(op->parent);
-}
 
 /* ---- hash ------------------------------------------------------------ */
 
@@ -170,7 +41,7 @@ static int hash_export_blob(struct alg_sock *op)
 		r = rfc_state_seal(tfm->alg->driver, tfm_rfc(op)->keyfp, state, n, blob, sizeof(blob));
 	ualg_wipe(state, sizeof(state));
 	if (r > 0)
-		r = queue_add(&c->out, blob, (size_t)r);
+		r = rfc_queue_add(&c->out, blob, (size_t)r);
 	return r;
 }
 
@@ -214,7 +85,7 @@ static int hash_write(struct alg_sock *op, const uint8_t *data, size_t len, bool
 		c->open = false;
 		r = ualg_hash_final(&c->desc, digest);
 		if (!r)
-			r = queue_add(&c->out, digest, ualg_hash_digestsize(afalg_tfm(op)));
+			r = rfc_queue_add(&c->out, digest, ualg_hash_digestsize(afalg_tfm(op)));
 		ualg_wipe(digest, sizeof(digest));
 	}
 	return r ? r : (int)len;
@@ -230,7 +101,7 @@ static int hash_read(struct alg_sock *op, uint8_t *out, size_t len)
 		if (r)
 			return r;
 	}
-	return c->out.used ? queue_take(&c->out, out, len) : -EAGAIN;
+	return c->out.used ? rfc_queue_take(&c->out, out, len) : -EAGAIN;
 }
 
 static unsigned hash_poll(const struct alg_sock *op)
@@ -263,7 +134,7 @@ static int sk_write(struct alg_sock *op, const uint8_t *data, size_t len, bool m
 
 	if (oob)
 		return -EOPNOTSUPP;
-	int r = queue_write(op, &c->in, data, len, &taken);
+	int r = rfc_queue_write(op, &c->in, data, len, &taken);
 	if (r >= 0)
 		c->ended = !more && taken == len;
 	return r;
@@ -287,23 +158,23 @@ static int sk_read(struct alg_sock *op, uint8_t *out, size_t len)
 		uint8_t *tmp = malloc(n);
 		if (!tmp)
 			return -ENOMEM;
-		int r = ualg_skcipher_crypt(tfm, c->enc, c->iv, queue_data(&c->in), tmp, n);
-		queue_pull(&c->in, n);	/* a bad tail (EINVAL) is dropped */
+		int r = ualg_skcipher_crypt(tfm, c->enc, c->iv, rfc_queue_data(&c->in), tmp, n);
+		rfc_queue_pull(&c->in, n);	/* a bad tail (EINVAL) is dropped */
 		if (!r)
-			r = queue_add(&c->out, tmp, n);
+			r = rfc_queue_add(&c->out, tmp, n);
 		ualg_wipe(tmp, n);
 		free(tmp);
 		if (r)
 			return r;
 	}
-	return queue_take(&c->out, out, len);
+	return rfc_queue_take(&c->out, out, len);
 }
 
 static unsigned sk_poll(const struct alg_sock *op)
 {
 	const struct rfc_op *c = ctx_of(op);
 	unsigned m = c->out.used || sk_ready(op) ? POLLIN | POLLRDNORM : 0;
-	return m | (room(op, &c->in) ? POLLOUT | POLLWRNORM : 0);
+	return m | (rfc_queue_room(op, &c->in) ? POLLOUT | POLLWRNORM : 0);
 }
 
 /* ---- aead ------------------------------------------------------------ */
@@ -314,7 +185,7 @@ static int aead_write(struct alg_sock *op, const uint8_t *data, size_t len, bool
 	(void)more;
 	if (oob)
 		return -EOPNOTSUPP;
-	return queue_write(op, &ctx_of(op)->in, data, len, &taken);
+	return rfc_queue_write(op, &ctx_of(op)->in, data, len, &taken);
 }
 
 static int ad_write(struct alg_sock *ad, const uint8_t *data, size_t len, bool more, bool oob)
@@ -323,7 +194,7 @@ static int ad_write(struct alg_sock *ad, const uint8_t *data, size_t len, bool m
 	(void)more;
 	if (oob)
 		return -EOPNOTSUPP;
-	return queue_write(ad, &ctx_of(ctx_of(ad)->peer)->ad, data, len, &taken);
+	return rfc_queue_write(ad, &ctx_of(ctx_of(ad)->peer)->ad, data, len, &taken);
 }
 
 /* "The first read triggers the operation": over all text and associated
@@ -344,21 +215,21 @@ static int aead_run(struct alg_sock *op)
 		r = -ENOMEM;
 	if (!r) {
 		if (tlen)
-			memcpy(text, queue_data(&c->in), tlen);
+			memcpy(text, rfc_queue_data(&c->in), tlen);
 		memcpy(iv, c->iv, sizeof(iv));	/* the request may change its copy */
 		const struct ualg_aead_req req = {
-			.aad = queue_data(&c->ad), .assoclen = c->ad.used,
+			.aad = rfc_queue_data(&c->ad), .assoclen = c->ad.used,
 			.text = text, .cryptlen = tlen, .iv = iv,
 		};
 		r = c->enc ? ualg_aead_encrypt(tfm, &req) : ualg_aead_decrypt(tfm, &req);
 		if (!r)
-			r = queue_add(&c->out, text, c->enc ? outlen : tlen - as);
+			r = rfc_queue_add(&c->out, text, c->enc ? outlen : tlen - as);
 		ualg_wipe(text, outlen);
 		ualg_wipe(iv, sizeof(iv));
 	}
 	free(text);
-	queue_pull(&c->in, c->in.used);
-	queue_pull(&c->ad, c->ad.used);
+	rfc_queue_pull(&c->in, c->in.used);
+	rfc_queue_pull(&c->ad, c->ad.used);
 	return r;
 }
 
@@ -373,14 +244,14 @@ static int aead_read(struct alg_sock *op, uint8_t *out, size_t len)
 		if (r)
 			return r;
 	}
-	return c->out.used ? queue_take(&c->out, out, len) : 0;
+	return c->out.used ? rfc_queue_take(&c->out, out, len) : 0;
 }
 
 static unsigned aead_poll(const struct alg_sock *op)
 {
 	const struct rfc_op *c = ctx_of(op);
 	unsigned m = c->out.used || c->in.used || c->ad.used ? POLLIN | POLLRDNORM : 0;
-	return m | (room(op, &c->in) ? POLLOUT | POLLWRNORM : 0);
+	return m | (rfc_queue_room(op, &c->in) ? POLLOUT | POLLWRNORM : 0);
 }
 
 static int ad_read(struct alg_sock *ad, uint8_t *out, size_t len)
@@ -392,7 +263,7 @@ static int ad_read(struct alg_sock *ad, uint8_t *out, size_t len)
 static unsigned ad_poll(const struct alg_sock *ad)
 {
 	const struct alg_sock *op = ctx_of(ad)->peer;
-	return room(ad, &ctx_of(op)->ad) ? POLLOUT | POLLWRNORM : 0;
+	return rfc_queue_room(ad, &ctx_of(op)->ad) ? POLLOUT | POLLWRNORM : 0;
 }
 
 /* ---- compression ----------------------------------------------------- */
@@ -412,7 +283,7 @@ static int comp_write(struct alg_sock *op, const uint8_t *data, size_t len, bool
 		return -EOPNOTSUPP;
 	if (c->ended)
 		return -EAGAIN;
-	int r = queue_write(op, &c->in, data, len, &taken);
+	int r = rfc_queue_write(op, &c->in, data, len, &taken);
 	if (r >= 0)
 		c->ended = !more && taken == len;
 	return r;
@@ -426,13 +297,13 @@ static int comp_run(struct alg_sock *op)
 	struct rfc_op *c = ctx_of(op);
 	uint8_t *out = NULL;
 	size_t n = 0;
-	int r = afalg_comp_bounded(afalg_tfm(op), c->enc, queue_data(&c->in), c->in.used, &out, &n);
+	int r = afalg_comp_bounded(afalg_tfm(op), c->enc, rfc_queue_data(&c->in), c->in.used, &out, &n);
 
-	queue_pull(&c->in, c->in.used);
+	rfc_queue_pull(&c->in, c->in.used);
 	c->ended = false;
 	if (r)
 		return r;
-	queue_free(&c->out);
+	rfc_queue_free(&c->out);
 	c->out = (struct rfc_queue){ .buf = out, .used = n, .cap = n };
 	return 0;
 }
@@ -448,14 +319,14 @@ static int comp_read(struct alg_sock *op, uint8_t *out, size_t len)
 		if (r)
 			return r;
 	}
-	return queue_take(&c->out, out, len);	/* 0: an empty result */
+	return rfc_queue_take(&c->out, out, len);	/* 0: an empty result */
 }
 
 static unsigned comp_poll(const struct alg_sock *op)
 {
 	const struct rfc_op *c = ctx_of(op);
 	unsigned m = c->out.used || c->ended ? POLLIN | POLLRDNORM : 0;
-	return m | (!c->ended && room(op, &c->in) ? POLLOUT | POLLWRNORM : 0);
+	return m | (!c->ended && rfc_queue_room(op, &c->in) ? POLLOUT | POLLWRNORM : 0);
 }
 
 /* ---- the alg_type glue ----------------------------------------------- */
@@ -509,9 +380,9 @@ static void rfc_release(struct alg_sock *sk)
 		tfm_rfc(sk)->unpaired = NULL;
 	}
 	ualg_hash_exit(&c->desc);
-	queue_free(&c->in);
-	queue_free(&c->out);
-	queue_free(&c->ad);
+	rfc_queue_free(&c->in);
+	rfc_queue_free(&c->out);
+	rfc_queue_free(&c->ad);
 }
 
 /* The kernel-style SEND and RECV do not reach RFC op sockets. */
@@ -586,8 +457,6 @@ static int rfc_accept_check(const struct alg_sock *sk)
 	return rfc_of(sk)->listening ? 0 : -EINVAL;	/* inet_accept() unless listening */
 }
 
-static int rfc_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v);
-
 static const struct afalg_mode rfc_mode = {
 	.find_type = afalg_rfc_find_type,
 	.exportable_hashes = true,
@@ -641,114 +510,4 @@ int afalg_rfc_read(struct alg_sock *sk, uint8_t *out, size_t len)
 		return -EOPNOTSUPP;
 	int r = afalg_check_key(sk);
 	return r ? r : ops_of(sk)->read(sk, out, len);
-}
-
-/* ---- options --------------------------------------------------------- */
-
-/* States are sealed to the key's fingerprint, so the same key set by
- * bytes or by name restores the same states. */
-static int setkey_bytes(void *tfm_sock, const uint8_t *key, size_t len)
-{
-	struct alg_sock *sk = tfm_sock;
-	uint8_t fp[RFC_FP_LEN];
-	int r = rfc_state_fingerprint(key, len, true, fp);
-	if (!r)
-		r = ualg_tfm_setkey(sk->tfm, key, len);
-	if (!r)
-		memcpy(rfc_of(sk)->keyfp, fp, sizeof(fp));
-	return r;
-}
-
-static int set_key(struct alg_sock *sk, const struct afalg_optval *v, bool by_name)
-{
-	if (v->too_big)
-		return -ENOMEM;
-	if (v->fault)
-		return -EFAULT;
-	int err;
-	struct key *k = by_name ? afalg_named_key(v, &err) : NULL;
-	if (by_name && !k)
-		return err;
-	if (!ualg_tfm_has_setkey(sk->tfm))
-		return -ENOSYS;
-	return by_name ? keystore_use(k, setkey_bytes, sk) : setkey_bytes(sk, v->data, v->len);
-}
-
-static int tfm_option(struct alg_sock *sk, int optname, const struct afalg_optval *v)
-{
-	if (sk->children != sk->nokey_children)
-		return -EBUSY;
-	if (!sk->type)
-		return -ENOPROTOOPT;
-	switch (optname) {
-	case ALG_SET_KEY:
-		return set_key(sk, v, false);
-	case UALG_SET_KEY_BY_NAME:
-		return set_key(sk, v, true);
-	case ALG_HASH_SET_KEY:
-		return sk->type == &afalg_type_rfc_hash ? set_key(sk, v, false) : -ENOPROTOOPT;
-	case ALG_SKCIPHER_SET_KEY:
-		return sk->type == &afalg_type_rfc_skcipher ? set_key(sk, v, false) : -ENOPROTOOPT;
-	case ALG_AEAD_SET_KEY:
-		return sk->type == &afalg_type_rfc_aead ? set_key(sk, v, false) : -ENOPROTOOPT;
-	case ALG_SET_AEAD_AUTHSIZE:
-		return sk->type == &afalg_type_rfc_aead ? ualg_aead_setauthsize(sk->tfm, v->optlen)
-							: -ENOPROTOOPT;
-	default:
-		return -ENOPROTOOPT;
-	}
-}
-
-static unsigned ivsize_of(const struct ualg_tfm *tfm)
-{
-	return tfm->alg->type == UALG_ALG_AEAD ? tfm->alg->u.aead.ivsize : tfm->alg->u.skcipher.ivsize;
-}
-
-/* The direction or IV of what is written next: not while text waits. */
-static int op_option(struct alg_sock *op, bool is_op, const struct afalg_optval *v)
-{
-	struct rfc_op *c = ctx_of(op);
-	const struct ualg_tfm *tfm = afalg_tfm(op);
-
-	if (v->fault)
-		return -EFAULT;
-	if (c->in.used)
-		return -EBUSY;
-	if (is_op) {
-		int32_t val;
-		if (v->len != sizeof(val))
-			return -EINVAL;
-		memcpy(&val, v->data, sizeof(val));
-		if (val != ALG_AEAD_OP_ENCRYPT && val != ALG_AEAD_OP_DECRYPT)
-			return -EINVAL;
-		c->enc = val == ALG_AEAD_OP_ENCRYPT;
-		return 0;
-	}
-	if (v->len != ivsize_of(tfm) || v->len > sizeof(c->iv))
-		return -EINVAL;
-	memcpy(c->iv, v->data, v->len);
-	return 0;
-}
-
-static int rfc_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v)
-{
-	if (level != SOL_ALG)
-		return -ENOPROTOOPT;
-	if (!sk->connected)
-		return tfm_option(sk, optname, v);
-	const bool sk_type = sk->type == &afalg_type_rfc_skcipher;
-	const bool aead = sk->type == &afalg_type_rfc_aead;
-	const bool comp = sk->type == &afalg_type_rfc_comp;
-	switch (optname) {
-	case ALG_COMPRESS_OP:
-		return comp ? op_option(sk, true, v) : -ENOPROTOOPT;
-	case ALG_SKCIPHER_OP:
-	case ALG_SKCIPHER_SET_IV:
-		return sk_type ? op_option(sk, optname == ALG_SKCIPHER_OP, v) : -ENOPROTOOPT;
-	case ALG_AEAD_OP:
-	case ALG_AEAD_SET_IV:
-		return aead ? op_option(sk, optname == ALG_AEAD_OP, v) : -ENOPROTOOPT;
-	default:
-		return -ENOPROTOOPT;
-	}
 }

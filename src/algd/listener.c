@@ -1,6 +1,7 @@
 /* algd's listening socket (see listener.h). */
 #include "listener.h"
 #include "log.h"
+#include "proto.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #define SD_LISTEN_FDS_START 3
 
 static bool activated;	/* the socket came from systemd */
+static int spare_fd = -1;	/* given up to refuse a client when out of fds */
 
 static int sockopt_int(int fd, int opt)
 {
@@ -193,4 +195,26 @@ void listener_close(int fd, const struct server_opts *opts)
 	close(fd);
 	if (!activated)
 		unlink(opts->socket_path);
+}
+
+void listener_refuse(int fd, int err)
+{
+	ualg_frame_send(fd, UALG_MSG_HELLO, UALG_HDR_REPLY, -err, NULL, 0, -1);
+	close(fd);
+}
+
+void listener_keep_spare(int fd)
+{
+	spare_fd = dup(fd);
+}
+
+void listener_refuse_pending(int fd)
+{
+	if (spare_fd < 0)
+		return;
+	close(spare_fd);
+	int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (c >= 0)
+		listener_refuse(c, EMFILE);
+	spare_fd = dup(fd);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 static bool to_journal;
+static int verbosity;
 
 /* systemd sets JOURNAL_STREAM to "DEV:INO" of the stream it connected to
  * stderr; if stderr is still that stream, journald reads our prefixes. */
@@ -46,5 +47,20 @@ void algd_log(int prio, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	algd_vlog(prio, fmt, ap);
+	va_end(ap);
+}
+
+void log_set_verbosity(int verbose)
+{
+	verbosity = verbose;
+}
+
+void log_verbose(int level, const char *fmt, ...)
+{
+	if (level > verbosity)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	algd_vlog(level == 0 ? LOG_NOTICE : level == 1 ? LOG_INFO : LOG_DEBUG, fmt, ap);
 	va_end(ap);
 }

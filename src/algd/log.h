@@ -14,4 +14,9 @@ void log_init(void);
 void algd_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void algd_vlog(int prio, const char *fmt, va_list ap);
 
+/* The event loop's messages by verbosity: level 0 is always logged (as
+ * LOG_NOTICE), 1 with -v (LOG_INFO), 2 with -vv (LOG_DEBUG). */
+void log_set_verbosity(int verbose);
+void log_verbose(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

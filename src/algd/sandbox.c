@@ -134,3 +134,18 @@ int sandbox_seccomp(void)
 	}
 	return 0;
 }
+
+void sandbox_protect(void *buf, size_t len)
+{
+	mlock(buf, len);
+	madvise(buf, len, MADV_DONTDUMP);
+}
+
+int sandbox_filter(bool enabled)
+{
+	if (!enabled) {
+		algd_log(LOG_WARNING, "running without the seccomp filter");
+		return 0;
+	}
+	return sandbox_seccomp();
+}

@@ -1,4 +1,4 @@
-/* algd's event loop: connections, frame parsing and replies. */
+/* algd's event loop: its options, and the loop serving every client. */
 #ifndef UALG_ALGD_SERVER_H
 #define UALG_ALGD_SERVER_H
 

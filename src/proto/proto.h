@@ -49,7 +49,7 @@ enum ualg_msg_type {
 	UALG_MSG_SEND,
 	UALG_MSG_RECV,
 	UALG_MSG_POLL,		/* readiness of the socket: result is a poll mask */
-	UALG_MSG_CANCEL,	/* a signal ended the caller's wait (see server.c) */
+	UALG_MSG_CANCEL,	/* a signal ended the caller's wait (see wait.c) */
 	UALG_MSG_ALGINFO,	/* retired: superseded by UALG_MSG_ALG_GET */
 	/* 32-47: algorithm administration; bodies are struct ualg_alg_req. */
 	UALG_MSG_ALG_GET = 32,	/* crypto_alg_match(): reply one ualg_alg_rec */

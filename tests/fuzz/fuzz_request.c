@@ -1,7 +1,7 @@
 /* libFuzzer: algd's request handling, from the bytes of a frame to the
- * AF_ALG socket logic (src/proto/proto.c's framing, src/algd/server.c's
- * parsing and dispatch, afalg.c and algif_*.c).  server.c is included so
- * that its static handlers run exactly as in algd, over real socketpairs.
+ * AF_ALG socket logic (src/proto/proto.c's framing, src/algd/dispatch.c's
+ * parsing and dispatch, afalg.c and algif_*.c), linked as in algd and
+ * served over real socketpairs; this harness stands in for the event loop.
  *
  * The transform socket's connection may administer named keys, so that
  * keystore.c's parsers are reached; the store is emptied after each input.
@@ -11,19 +11,42 @@
  * decides); target 0x80 writes the bytes into the op socket's payload area
  * instead (after an SHM_SETUP), as a hostile client rewrites it between
  * and during requests. */
-#include "../../src/algd/server.c"
+#include "account.h"
+#include "algd_afalg.h"
+#include "conn.h"
+#include "dispatch.h"
+#include "keystore.h"
+#include "proto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static struct policy no_policy;
+static struct dispatcher disp;
+
+/* Descriptors attached to a request: none can be, send() passes none. */
+static void dispose_fd(int fd)
+{
+	close(fd);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
 	signal(SIGPIPE, SIG_IGN);
-	policy = &no_policy;
-	epfd = epoll_create1(EPOLL_CLOEXEC);
+	int epfd = epoll_create1(EPOLL_CLOEXEC);
+	conn_table_init(epfd);
+	dispatcher_init(&disp, dispose_fd);
 	algd_afalg_host_init();
 	return epfd < 0 || ualg_core_init() ? 1 : 0;
 }
@@ -78,7 +101,7 @@ static void keep_newest(int *opfd, int passed)
 
 static bool alive(const struct conn *c)
 {
-	for (const struct conn *o = conns; o; o = o->next)
+	for (const struct conn *o = conn_list(); o; o = o->next)
 		if (o == c)
 			return true;
 	return false;
@@ -90,11 +113,11 @@ static void serve_all(void)
 	struct conn *snap[256];
 	unsigned n = 0;
 
-	for (struct conn *o = conns; o && n < 256; o = o->next)
+	for (struct conn *o = conn_list(); o && n < 256; o = o->next)
 		snap[n++] = o;
 	for (unsigned i = 0; i < n; i++)
 		if (alive(snap[i]))
-			on_readable(snap[i]);
+			dispatch_readable(&disp, snap[i]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -116,7 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	c->key_admin = true;
-	while (size >= 3 && conns) {
+	while (size >= 3 && conn_list()) {
 		const uint8_t tag = data[0];
 		const int target = tag & 1;
 		size_t n = (size_t)data[1] | (size_t)data[2] << 8;
@@ -141,8 +164,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (opfd >= 0)
 		close(opfd);
 	close(sv[1]);
-	while (conns)
-		conn_close(conns);
+	while (conn_list())
+		conn_close(conn_list());
+	conn_free_closed();
 	if (area)
 		munmap(area, UALG_SHM_SIZE);
 	area = NULL;

@@ -1,0 +1,192 @@
+/* algd's connection table and each client uid's share of it (see
+ * conn.h). */
+#include "conn.h"
+#include "payload.h"
+#include "proto.h"
+#include "ring.h"
+#include "wait.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+char conn_listener_tag, conn_signal_tag;
+
+static int epfd = -1;
+static struct conn *conns;
+static struct client *clients;
+/* Connections closed while handling a batch of events: later events of
+ * the same batch may still point at them (a child reaped by its parent's
+ * request), so they are freed only once the batch is done. */
+static struct conn *closed_conns;
+
+void conn_table_init(int fd)
+{
+	epfd = fd;
+}
+
+struct conn *conn_list(void)
+{
+	return conns;
+}
+
+struct client *client_get(uid_t uid)
+{
+	struct client *cl;
+
+	for (cl = clients; cl; cl = cl->next)
+		if (cl->uid == uid)
+			break;
+	if (!cl) {
+		if (!(cl = calloc(1, sizeof(*cl))))
+			return NULL;
+		if (!(cl->acct = account_get(uid))) {
+			free(cl);
+			return NULL;
+		}
+		cl->uid = uid;
+		cl->next = clients;
+		clients = cl;
+	}
+	cl->sockets++;
+	cl->acct->sockets++;
+	return cl;
+}
+
+void client_put(struct client *cl)
+{
+	cl->acct->sockets--;
+	if (--cl->sockets)
+		return;
+	/* Its last socket went: so do the instances it built that nothing
+	 * uses any more (as crypto_mod_put() frees an unused module). */
+	ualg_instances_reclaim(cl->uid);
+	for (struct client **p = &clients; *p; p = &(*p)->next)
+		if (*p == cl) {
+			*p = cl->next;
+			break;
+		}
+	free(cl);
+}
+
+bool client_full(const struct client *cl)
+{
+	return account_sockets_full(cl->acct);
+}
+
+struct conn *conn_add(int fd, struct client *cl, struct alg_sock *sk, bool greeted)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
+
+	if (!c)
+		return NULL;
+	c->fd = fd;
+	c->cl = cl;
+	c->sk = sk;
+	c->greeted = greeted;
+	ev.data.ptr = c;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		free(c);
+		return NULL;
+	}
+	c->next = conns;
+	if (conns)
+		conns->prev = c;
+	conns = c;
+	return c;
+}
+
+void conn_rest_drop(struct conn *c)
+{
+	if (c->rest)
+		ualg_budget_uncharge(&c->cl->acct->mem, c->rest_len);
+	ualg_wipe(c->rest, c->rest_len);
+	free(c->rest);
+	c->rest = NULL;
+	c->rest_len = c->rest_off = 0;
+}
+
+void conn_close(struct conn *c)
+{
+	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	afalg_sock_put(c->sk);
+	ring_release(c->ring);
+	payload_drop(c);
+	notify_drop(c);
+	parked_free(c->parked);
+	conn_rest_drop(c);
+	account_fds_put(c->cl->acct, 1);
+	client_put(c->cl);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	c->closed = true;
+	c->fd = -1;
+	c->sk = NULL;
+	c->next = closed_conns;
+	closed_conns = c;
+}
+
+void conn_free_closed(void)
+{
+	while (closed_conns) {
+		struct conn *c = closed_conns;
+		closed_conns = c->next;
+		free(c);
+	}
+}
+
+int conn_reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result,
+	       const void *data, size_t len, int fd)
+{
+	struct iovec part = { (void *)data, len };
+
+	int r = ualg_frame_send(c->fd, type, UALG_HDR_REPLY | flags, result, &part, len ? 1 : 0, fd);
+	if (c->notify)	/* after the send: a client that sees it finds the reply */
+		atomic_fetch_add_explicit(c->notify, 1, memory_order_release);
+	return r;
+}
+
+/* The client's close has completed before it sends the request, so the
+ * hang-up is already in epoll's ready list even if the loop has not
+ * reached it: only the ready connections are looked at, never every
+ * child (a uid may hold thousands).  Events not acted on here stay
+ * ready (level-triggered) for the loop. */
+void conn_reap_closed_children(const struct conn *c)
+{
+	static struct epoll_event *evs;
+	static int evs_cap;
+
+	if (!c->sk || c->sk->connected || !c->sk->children)
+		return;
+	int want = 0;
+	for (struct client *cl = clients; cl; cl = cl->next)
+		want += (int)cl->sockets;
+	if (want > evs_cap) {
+		struct epoll_event *e = realloc(evs, (size_t)want * sizeof(*e));
+		if (!e)
+			return;
+		evs = e;
+		evs_cap = want;
+	}
+	int n = epoll_wait(epfd, evs, evs_cap, 0);
+	for (int i = 0; i < n; i++) {
+		struct conn *o = evs[i].data.ptr;
+		if (o == (void *)&conn_listener_tag || o == (void *)&conn_signal_tag)
+			continue;
+		if (!(evs[i].events & (EPOLLHUP | EPOLLRDHUP)) || o->closed || !o->sk ||
+		    o->sk->parent != c->sk)
+			continue;
+		char b;
+		/* Hung up with nothing left to read (EOF is also POLLIN). */
+		if (recv(o->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+			conn_close(o);
+	}
+}

@@ -1,0 +1,96 @@
+/* algd's connection table: every AF_ALG socket a client holds is one
+ * connection (see proto.h), registered with the event loop's epoll set;
+ * and each client uid's share of them (account.h holds its budgets).
+ *
+ * A connection closed while a batch of events is handled stays allocated
+ * (marked closed) until conn_free_closed(): later events of the same batch
+ * may still point at it. */
+#ifndef UALG_ALGD_CONN_H
+#define UALG_ALGD_CONN_H
+
+#include "account.h"
+#include "afalg.h"
+#include "keystore.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct parked;
+struct ring;
+
+/* One client uid's share of algd: every socket it holds counts, op
+ * sockets included, wherever their fds went. */
+struct client {
+	uid_t uid;
+	unsigned sockets;
+	struct account *acct;	/* the uid's budgets (account.h) */
+	struct client *next;
+};
+
+struct conn {
+	int fd;
+	struct client *cl;
+	bool greeted;		/* HELLO seen (op connections are born greeted) */
+	struct alg_sock *sk;
+	struct parked *parked;	/* at most one waiter per socket (wait.h) */
+	bool sending;		/* a sendmsg() whose LAST frame has not come */
+	uint8_t *rest;		/* an answer's bytes beyond its first frame */
+	size_t rest_len, rest_off;
+	/* Who opened the connection tree: recorded when the listener accepted
+	 * it and inherited by every op socket accepted from it, so that an
+	 * op socket (a socketpair whose SO_PEERCRED is algd itself) carries
+	 * its client's identity, as a kernel socket carries its opener's
+	 * credentials.  Every identity decision reads these. */
+	struct key_caller who;
+	bool admin;		/* the opener may change algorithms */
+	bool key_admin;		/* the opener may add and delete named keys */
+	bool closed;		/* freed after the current batch of events */
+	struct ring *ring;	/* native ring API, once set up */
+	uint8_t *shm;		/* the shim's payload area (SHM_SETUP), or NULL */
+	_Atomic uint32_t *notify;	/* NOTIFY_SETUP's counter, or NULL */
+	size_t shm_size;
+	struct conn *prev, *next;
+};
+
+/* The epoll set connections are added to; before the first conn_add(). */
+void conn_table_init(int epfd);
+/* epoll data of the two fds in the set that are no connection (the
+ * listener and the signalfd): the event loop registers them with these. */
+extern char conn_listener_tag, conn_signal_tag;
+
+/* The live connections, newest first (follow ->next). */
+struct conn *conn_list(void);
+
+/* The uid's share, with one more socket taken on it; NULL when out of
+ * memory.  client_put() gives the socket back. */
+struct client *client_get(uid_t uid);
+void client_put(struct client *cl);
+/* The uid holds as many sockets as it may (ring transforms count too). */
+bool client_full(const struct client *cl);
+
+/* A connection on fd (non-blocking), watched for input; it holds the
+ * reference on cl that the caller took.  NULL when out of memory. */
+struct conn *conn_add(int fd, struct client *cl, struct alg_sock *sk, bool greeted);
+/* Closes it and releases everything it holds: socket, ring, payload area,
+ * parked request, its fd's and socket's charge on the uid. */
+void conn_close(struct conn *c);
+/* Frees the connections closed since the last call: after a batch. */
+void conn_free_closed(void);
+
+/* Operation sockets of c's transform socket that their client closed are
+ * released now, as the kernel releases them within close(): otherwise
+ * "close(op); setsockopt(tfm, KEY)" could see EBUSY. */
+void conn_reap_closed_children(const struct conn *c);
+
+/* Sends a reply frame (with fd passed, or -1) and bumps the connection's
+ * notify counter.  Returns ualg_frame_send()'s result: nonzero when the
+ * frame could not be sent. */
+int conn_reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result,
+	       const void *data, size_t len, int fd);
+
+/* Drops what is left of a receive's answer (UALG_RECV_REST). */
+void conn_rest_drop(struct conn *c);
+
+#endif

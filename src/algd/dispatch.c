@@ -1,0 +1,391 @@
+/* algd's request dispatch: parsing a frame and the handlers of the
+ * control requests (see dispatch.h); the data path is transfer.c's,
+ * waiting wait.c's, the shared memory payload.c's. */
+#include "dispatch.h"
+#include "admin.h"
+#include "algd_afalg.h"
+#include "clock.h"
+#include "engine_ctl.h"
+#include "keystore.h"
+#include "log.h"
+#include "policy.h"
+#include "ring.h"
+#include "transfer.h"
+#include "wait.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define SOCK_MIN_SNDBUF 4608u	/* 2 * (2048 + sizeof(struct sk_buff)) on 6.1 */
+
+/* net.core.wmem_max, read once at start (its default when unreadable). */
+void dispatcher_init(struct dispatcher *d, void (*dispose_fd)(int fd))
+{
+	FILE *f = fopen("/proc/sys/net/core/wmem_max", "re");
+	unsigned long v;
+
+	d->wmem_max = 212992;
+	d->owner_uid = (uid_t)-1;
+	d->dispose_fd = dispose_fd;
+	if (!f)
+		return;
+	if (fscanf(f, "%lu", &v) == 1 && v > 0 && v <= INT32_MAX / 2)
+		d->wmem_max = (uint32_t)v;
+	fclose(f);
+}
+
+uint8_t *dispatcher_recv_buffer(struct dispatcher *d, size_t n)
+{
+	if (n > d->recvbuf_cap) {
+		uint8_t *b = malloc(n);
+		if (!b)
+			return NULL;
+		free(d->recvbuf);
+		d->recvbuf = b;
+		d->recvbuf_cap = n;
+	}
+	return d->recvbuf;
+}
+
+/* ---- request handlers: each returns 0 to continue, -1 to drop ------- */
+
+static int on_hello(struct conn *c, const uint8_t *body, size_t len)
+{
+	struct ualg_hello h;
+
+	if (c->greeted || len != sizeof(h))
+		return -1;
+	memcpy(&h, body, sizeof(h));
+	if (h.magic != UALG_PROTO_MAGIC || h.role != UALG_ROLE_AFALG)
+		return -1;
+	if (h.version != UALG_PROTO_VERSION) {
+		conn_reply(c, UALG_MSG_HELLO, 0, -EPROTONOSUPPORT, NULL, 0, -1);
+		return -1;
+	}
+	c->greeted = true;
+	return conn_reply(c, UALG_MSG_HELLO, 0, UALG_PROTO_VERSION, NULL, 0, -1) ? -1 : 0;
+}
+
+static int on_bind(struct conn *c, const uint8_t *body, size_t len)
+{
+	struct ualg_bind b;
+
+	if (len < sizeof(b))
+		return -1;
+	memcpy(&b, body, sizeof(b));
+	const char *name = (const char *)body + sizeof(b);
+	if (b.reserved || b.name_len == 0 || b.name_len > UALG_BIND_NAME_MAX ||
+	    len != sizeof(b) + b.name_len || memchr(b.type, 0, sizeof(b.type)) == NULL ||
+	    strnlen(name, b.name_len) != b.name_len - 1)
+		return -1;
+	const bool ruled = policy_has_alg_rules();
+	int r = afalg_bind(c->sk, (const char *)b.type, b.feat, b.mask, name, ruled ? &c->who : NULL);
+	log_verbose(2, "bind %s %s: %d", b.type, name, r);
+	return conn_reply(c, UALG_MSG_BIND, 0, r, NULL, 0, -1) ? -1 : 0;
+}
+
+static int on_setsockopt(struct conn *c, const uint8_t *body, size_t len)
+{
+	struct ualg_sockopt o;
+
+	if (len < sizeof(o))
+		return -1;
+	memcpy(&o, body, sizeof(o));
+	if (o.vallen >= UALG_SOCKOPT_MAX || len != sizeof(o) + o.vallen || o.keyref_err > 4095 ||
+	    (o.keyref_err && (o.vallen || o.optname != ALG_SET_KEY_BY_KEY_SERIAL)) ||
+	    (o.flags & ~UALG_SOCKOPT_FLAGS_ALL) || (o.flags && o.vallen) ||
+	    (o.vallen && o.vallen != o.optlen && o.optname != ALG_SET_KEY_BY_KEY_SERIAL))
+		return -1;
+	const bool by_name = o.optname == UALG_SET_KEY_BY_NAME;
+	const struct afalg_optval v = {
+		.data = body + sizeof(o), .len = o.vallen, .optlen = o.optlen,
+		.too_big = o.flags & UALG_SOCKOPT_TOOBIG, .fault = o.flags & UALG_SOCKOPT_FAULT,
+		.keyref_err = o.keyref_err,
+		.caller = by_name ? &c->who : NULL,
+	};
+	int r = afalg_setsockopt(c->sk, o.level, o.optname, &v);
+	return conn_reply(c, UALG_MSG_SETSOCKOPT, 0, r, NULL, 0, -1) ? -1 : 0;
+}
+
+static int on_accept(struct conn *c, size_t len)
+{
+	struct alg_sock *op = NULL;
+	int sv[2];
+
+	if (len != 0)
+		return -1;
+	/* Its fd table is full, as far as algd goes; or algd holds as many
+	 * fds for the uid as it may. */
+	if (client_full(c->cl) || account_fds(c->cl->acct, 1))
+		return conn_reply(c, UALG_MSG_ACCEPT, 0, -EMFILE, NULL, 0, -1) ? -1 : 0;
+	int r = afalg_accept(c->sk, &op);
+	if (!r && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		r = -errno;
+		afalg_sock_put(op);
+	}
+	if (r) {
+		account_fds_put(c->cl->acct, 1);
+		return conn_reply(c, UALG_MSG_ACCEPT, 0, r, NULL, 0, -1) ? -1 : 0;
+	}
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	c->cl->sockets++;
+	c->cl->acct->sockets++;
+	struct conn *oc = conn_add(sv[0], c->cl, op, true);
+	if (!oc) {
+		account_fds_put(c->cl->acct, 1);
+		client_put(c->cl);
+		close(sv[0]);
+		close(sv[1]);
+		afalg_sock_put(op);
+		return conn_reply(c, UALG_MSG_ACCEPT, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
+	}
+	oc->who = c->who;
+	oc->admin = c->admin;
+	oc->key_admin = c->key_admin;
+	r = conn_reply(c, UALG_MSG_ACCEPT, 0, 0, NULL, 0, sv[1]);
+	close(sv[1]);
+	return r ? -1 : 0;
+}
+
+static int on_poll(struct conn *c, size_t len)
+{
+	if (len)
+		return -1;
+	return conn_reply(c, UALG_MSG_POLL, 0, (int32_t)afalg_poll(c->sk), NULL, 0, -1) ? -1 : 0;
+}
+
+/* Algorithm administration and named keys share one shape: a handler
+ * that fills a reply body, or says the frame was malformed.  Privilege was
+ * decided when the client connected, as the kernel checks the netlink
+ * socket's opener. */
+typedef int admin_handler(uint16_t type, const uint8_t *body, size_t len, bool privileged,
+			  uint8_t *out, size_t outsize, size_t *outlen);
+
+static int serve_admin(struct dispatcher *d, struct conn *c, uint16_t type, const uint8_t *body,
+		       size_t len, admin_handler *handler, bool privileged, int bad_frame)
+{
+	size_t outlen;
+	int r = handler(type, body, len, privileged, d->admin_out, sizeof(d->admin_out), &outlen);
+
+	if (r == bad_frame)
+		return -1;
+	log_verbose(2, "admin request %u: %d", type, r);
+	return conn_reply(c, type, 0, r, d->admin_out, outlen, -1) ? -1 : 0;
+}
+
+/* For a program that inherited the fd across execve: what this socket is
+ * (never its key or state). */
+static int on_describe(struct conn *c, size_t len)
+{
+	struct ualg_describe d = { 0 };
+
+	if (len)
+		return -1;
+	if (c->sk->connected)
+		d.flags |= UALG_DESCRIBE_OP;
+	if (afalg_is_rfc(c->sk))
+		d.flags |= UALG_DESCRIBE_RFC;
+	if (c->sk->type) {
+		d.flags |= UALG_DESCRIBE_BOUND;
+		strncpy((char *)d.type, c->sk->type->name, sizeof(d.type) - 1);
+	}
+	d.sndbuf = c->sk->sndbuf;
+	return conn_reply(c, UALG_MSG_DESCRIBE, 0, 0, &d, sizeof(d), -1) ? -1 : 0;
+}
+
+static int on_engine(struct conn *c, uint16_t type, const uint8_t *body, size_t len)
+{
+	struct ualg_engine_info info;
+	if (type == UALG_MSG_ENGINE) {
+		if (len)
+			return -1;
+		engine_ctl_info(c->sk, &info);
+		return conn_reply(c, type, 0, 0, &info, sizeof(info), -1) ? -1 : 0;
+	}
+	int r = engine_ctl_adopt(c->sk, body, len);
+	return r == -1 || conn_reply(c, type, 0, r, NULL, 0, -1) ? -1 : 0;
+}
+
+static int on_sndbuf(const struct dispatcher *d, struct conn *c, const uint8_t *body, size_t len)
+{
+	struct ualg_sndbuf b;
+
+	if (len != sizeof(b))
+		return -1;
+	memcpy(&b, body, sizeof(b));
+	/* What sock_setsockopt() can have made of any value: at most twice
+	 * net.core.wmem_max, at least SOCK_MIN_SNDBUF. */
+	c->sk->sndbuf = b.bytes > 2 * d->wmem_max ? 2 * d->wmem_max
+		      : b.bytes < SOCK_MIN_SNDBUF ? SOCK_MIN_SNDBUF : b.bytes;
+	return conn_reply(c, UALG_MSG_SNDBUF, 0, 0, NULL, 0, -1) ? -1 : 0;
+}
+
+/* ---- RFC mode: never parked, see proto.h ---------------------------- */
+
+static int on_rfc_mode(struct conn *c, uint16_t type, size_t len)
+{
+	if (len)
+		return -1;
+	int r = type == UALG_MSG_RFC_MODE ? afalg_rfc_mode(c->sk) : afalg_rfc_listen(c->sk);
+	return conn_reply(c, type, 0, r, NULL, 0, -1) ? -1 : 0;
+}
+
+static int on_rfc_io(struct dispatcher *d, struct conn *c, uint16_t type, const uint8_t *body,
+		     size_t len)
+{
+	struct ualg_rfc_io m;
+
+	if (len < sizeof(m))
+		return -1;
+	memcpy(&m, body, sizeof(m));
+	if (m.len > UALG_DATA_MAX || (m.flags & ~UALG_RFC_FLAGS_ALL) ||
+	    (type == UALG_MSG_RFC_READ ? m.flags || len != sizeof(m) : len != sizeof(m) + m.len))
+		return -1;
+	if (type == UALG_MSG_RFC_WRITE) {
+		int r = afalg_rfc_write(c->sk, body + sizeof(m), m.len, m.flags & UALG_RFC_MORE,
+					m.flags & UALG_RFC_OOB);
+		return conn_reply(c, type, 0, r, NULL, 0, -1) ? -1 : 0;
+	}
+	uint8_t *out = m.len ? dispatcher_recv_buffer(d, m.len) : NULL;
+	if (!m.len || !out)	/* a read of nothing is nothing */
+		return conn_reply(c, type, 0, m.len ? -ENOMEM : 0, NULL, 0, -1) ? -1 : 0;
+	int r = afalg_rfc_read(c->sk, out, m.len);
+	r = conn_reply(c, type, 0, r, out, r > 0 ? (size_t)r : 0, -1);
+	ualg_wipe(out, m.len);
+	return r ? -1 : 0;
+}
+
+static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *frame, size_t len,
+			  struct request *req);
+
+/* Instances a request builds are its client's (crypto.h's builder). */
+int dispatch(struct dispatcher *d, struct conn *c, const uint8_t *frame, size_t len,
+	     struct request *req)
+{
+	const uint16_t type = ((const struct ualg_hdr *)frame)->type;
+	const bool keys = type == UALG_MSG_KEY_ADD || type == UALG_MSG_KEY_DEL || type == UALG_MSG_KEY_LIST;
+
+	ualg_secure_set_budget(keys ? NULL : &c->cl->acct->keys);
+	ualg_set_builder(c->admin || c->who.uid == d->owner_uid ? UALG_BUILDER_NONE : c->who.uid);
+	int r = dispatch_frame(d, c, frame, len, req);
+	ualg_set_builder(UALG_BUILDER_NONE);
+	ualg_secure_set_budget(NULL);
+	return r;
+}
+
+static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *frame, size_t len,
+			  struct request *req)
+{
+	struct ualg_hdr h;
+
+	memcpy(&h, frame, sizeof(h));
+	const uint8_t *body = frame + sizeof(h);
+	const size_t blen = len - sizeof(h);
+
+	if (h.flags || h.result)
+		return -1;	/* requests carry neither */
+	if (!c->greeted)
+		return h.type == UALG_MSG_HELLO ? on_hello(c, body, blen) : -1;
+	switch (h.type) {
+	case UALG_MSG_BIND: return on_bind(c, body, blen);
+	case UALG_MSG_SETSOCKOPT: return on_setsockopt(c, body, blen);
+	case UALG_MSG_ACCEPT: return on_accept(c, blen);
+	case UALG_MSG_SEND:
+		d->spin_until = now_us() + ring_poll_us();
+		return transfer_send(d, c, body, blen, false, req);
+	case UALG_MSG_RECV:
+		d->spin_until = now_us() + ring_poll_us();
+		return transfer_recv(d, c, body, blen, false, req);
+	case UALG_MSG_SEND_SHM:
+		d->spin_until = now_us() + ring_poll_us();
+		return transfer_send(d, c, body, blen, true, req);
+	case UALG_MSG_RECV_SHM:
+		d->spin_until = now_us() + ring_poll_us();
+		return transfer_recv(d, c, body, blen, true, req);
+	case UALG_MSG_SHM_SETUP: return payload_setup(c, blen);
+	case UALG_MSG_NOTIFY_SETUP: return notify_setup(c, blen);
+	case UALG_MSG_POLL: return on_poll(c, blen);
+	case UALG_MSG_CANCEL: return wait_cancel(c, blen);
+	case UALG_MSG_ALG_GET:
+	case UALG_MSG_ALG_DUMP:
+	case UALG_MSG_ALG_UPDATE:
+	case UALG_MSG_ALG_NEW:
+	case UALG_MSG_ALG_DEL:
+	case UALG_MSG_ALG_SAVE:
+	case UALG_MSG_ALG_DISABLE:
+	case UALG_MSG_ALG_CHECK_ADMIN:
+	case UALG_MSG_ALG_ENGINE:
+		return serve_admin(d, c, h.type, body, blen, admin_request, c->admin, ADMIN_BAD_FRAME);
+	case UALG_MSG_KEY_ADD:
+	case UALG_MSG_KEY_DEL:
+	case UALG_MSG_KEY_LIST:
+		return serve_admin(d, c, h.type, body, blen, keystore_request, c->key_admin,
+				   KEYSTORE_BAD_FRAME);
+	case UALG_MSG_DESCRIBE: return on_describe(c, blen);
+	case UALG_MSG_SNDBUF: return on_sndbuf(d, c, body, blen);
+	case UALG_MSG_ENGINE:
+	case UALG_MSG_ADOPT: return on_engine(c, h.type, body, blen);
+	case UALG_MSG_RING_SETUP:
+	case UALG_MSG_RING_OPEN:
+	case UALG_MSG_RING_SETKEY:
+	case UALG_MSG_RING_SETAUTHSIZE:
+	case UALG_MSG_RING_SETKEY_NAMED:
+	case UALG_MSG_RING_CLOSE:
+		return ring_request(&c->ring, c->fd, &c->who, c->cl->acct, h.type, body, blen);
+	case UALG_MSG_RFC_MODE:
+	case UALG_MSG_RFC_LISTEN: return on_rfc_mode(c, h.type, blen);
+	case UALG_MSG_RFC_WRITE:
+	case UALG_MSG_RFC_READ:
+		d->spin_until = now_us() + ring_poll_us();	/* a data request, as SEND */
+		return on_rfc_io(d, c, h.type, body, blen);
+	default: return -1;
+	}
+}
+
+void dispatch_readable(struct dispatcher *d, struct conn *c)
+{
+	struct iovec body = { d->rxbuf + sizeof(struct ualg_hdr), sizeof(d->rxbuf) - sizeof(struct ualg_hdr) };
+	ssize_t n = ualg_frame_recv_nofd(c->fd, (struct ualg_hdr *)d->rxbuf, &body, 1, d->dispose_fd);
+	/* What the buffer may hold a key in: the whole of it when the frame
+	 * was refused (its length is not known then), nothing at EOF. */
+	size_t used = n > 0 ? (size_t)n : n < 0 ? sizeof(d->rxbuf) : 0;
+
+	if (n == -EAGAIN)
+		return;
+	if (n <= 0) {
+		if (n < 0)
+			log_verbose(1, "connection %d: bad frame (%s), closing", c->fd, strerror((int)-n));
+		conn_close(c);
+		goto out;
+	}
+	const uint16_t type = ((struct ualg_hdr *)d->rxbuf)->type;
+	conn_reap_closed_children(c);
+	struct request req = { 0 };
+	int r = dispatch(d, c, d->rxbuf, (size_t)n, &req);
+	if (r < 0) {
+		log_verbose(1, "connection %d: invalid request, closing", c->fd);
+		/* Tell the client why before the connection ends. */
+		conn_reply(c, type, 0, -EPROTO, NULL, 0, -1);
+		conn_close(c);
+		goto out;
+	}
+	if (r == 1) {
+		if (c->parked) {
+			/* One waiter per socket: a second gets EAGAIN. */
+			if (conn_reply(c, type, 0, -EAGAIN, NULL, 0, -1))
+				conn_close(c);
+		} else if (wait_park(d, c, (size_t)n, &req)) {
+			conn_close(c);
+		}
+	} else if (c->parked && type != UALG_MSG_CANCEL) {
+		wait_retry(d, c);
+	}
+out:
+	ualg_wipe(d->rxbuf, used);
+}
+

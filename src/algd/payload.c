@@ -1,0 +1,104 @@
+/* The payload area and notify counter a connection shares with its client
+ * (see payload.h). */
+#include "payload.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Overflow-safe: off is checked first, then len against what is left. */
+uint8_t *payload_range(const struct conn *c, const struct ualg_shm_ref *ref)
+{
+	if (!c->shm || ref->off > c->shm_size || ref->len > c->shm_size - ref->off)
+		return NULL;
+	return c->shm + ref->off;
+}
+
+/* A type whose send() only copies its input into its queue reads it in
+ * the area (each byte once); any other gets it from a private copy, so
+ * that nothing it computes depends on memory the client may be rewriting
+ * meanwhile. */
+const uint8_t *payload_input(struct payload_copy *copy, const struct conn *c, const uint8_t *in,
+			     size_t len)
+{
+	if (c->sk->type->send_copies || !len)
+		return in;
+	if (len > copy->cap) {
+		uint8_t *b = malloc(len);
+		if (!b)
+			return NULL;
+		ualg_wipe(copy->buf, copy->cap);
+		free(copy->buf);
+		copy->buf = b;
+		copy->cap = len;
+	}
+	memcpy(copy->buf, in, len);
+	return copy->buf;
+}
+
+/* The op socket's payload area, created sealed, mapped here and passed to
+ * the client; algd keeps only the mapping. */
+int payload_setup(struct conn *c, size_t len)
+{
+	struct ualg_shm_setup_reply rep = { UALG_SHM_SIZE };
+	void *map;
+
+	if (len)
+		return -1;
+	if (!c->sk->connected)
+		return conn_reply(c, UALG_MSG_SHM_SETUP, 0, -EOPNOTSUPP, NULL, 0, -1) ? -1 : 0;
+	if (c->shm)
+		return conn_reply(c, UALG_MSG_SHM_SETUP, 0, -EBUSY, NULL, 0, -1) ? -1 : 0;
+	if (!ualg_budget_charge(&c->cl->acct->mem, UALG_SHM_SIZE))
+		return conn_reply(c, UALG_MSG_SHM_SETUP, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
+	int fd = ualg_memfd_create("ualg-shm", UALG_SHM_SIZE, &map);
+	if (fd < 0) {
+		ualg_budget_uncharge(&c->cl->acct->mem, UALG_SHM_SIZE);
+		return conn_reply(c, UALG_MSG_SHM_SETUP, 0, fd, NULL, 0, -1) ? -1 : 0;
+	}
+	c->shm = map;
+	c->shm_size = UALG_SHM_SIZE;
+	int r = conn_reply(c, UALG_MSG_SHM_SETUP, 0, 0, &rep, sizeof(rep), fd);
+	close(fd);
+	return r ? -1 : 0;
+}
+
+void payload_drop(struct conn *c)
+{
+	if (c->shm) {
+		munmap(c->shm, c->shm_size);
+		ualg_budget_uncharge(&c->cl->acct->mem, c->shm_size);
+	}
+	c->shm = NULL;
+}
+
+void notify_drop(struct conn *c)
+{
+	if (!c->notify)
+		return;
+	munmap((void *)c->notify, UALG_NOTIFY_SIZE);
+	ualg_budget_uncharge(&c->cl->acct->mem, UALG_NOTIFY_SIZE);
+	c->notify = NULL;
+}
+
+int notify_setup(struct conn *c, size_t len)
+{
+	void *map;
+
+	if (len)
+		return -1;
+	if (!ualg_budget_charge(&c->cl->acct->mem, UALG_NOTIFY_SIZE))
+		return conn_reply(c, UALG_MSG_NOTIFY_SETUP, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
+	int fd = ualg_memfd_create("ualg-notify", UALG_NOTIFY_SIZE, &map);
+	if (fd < 0) {
+		ualg_budget_uncharge(&c->cl->acct->mem, UALG_NOTIFY_SIZE);
+		return conn_reply(c, UALG_MSG_NOTIFY_SETUP, 0, fd, NULL, 0, -1) ? -1 : 0;
+	}
+	notify_drop(c);	/* a program after execve sets up its own */
+	int r = conn_reply(c, UALG_MSG_NOTIFY_SETUP, 0, 0, NULL, 0, fd);
+	c->notify = map;
+	close(fd);
+	return r ? -1 : 0;
+}

@@ -1,0 +1,40 @@
+/* The memory an op socket's connection shares with its client: the
+ * payload area (SHM_SETUP), through which SEND_SHM and RECV_SHM carry
+ * their data instead of the frame, and the notify counter (NOTIFY_SETUP)
+ * bumped after every reply.  Both are sealed memfds algd creates, maps and
+ * passes; the client may rewrite the area at any time, so what algd
+ * computes on is read from a private copy unless the type only copies it. */
+#ifndef UALG_ALGD_PAYLOAD_H
+#define UALG_ALGD_PAYLOAD_H
+
+#include "conn.h"
+#include "proto.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The private copy of a payload area's input, grown on demand. */
+struct payload_copy {
+	uint8_t *buf;
+	size_t cap;
+};
+
+/* The bytes of the payload area that ref names, or NULL when the
+ * connection has none or ref leaves it. */
+uint8_t *payload_range(const struct conn *c, const struct ualg_shm_ref *ref);
+/* Input in the area, as the request's type may read it: in place, or
+ * copied into copy->buf (which the caller wipes after use).  NULL when out
+ * of memory. */
+const uint8_t *payload_input(struct payload_copy *copy, const struct conn *c, const uint8_t *in,
+			     size_t len);
+
+/* SHM_SETUP and NOTIFY_SETUP: 0, or -1 when the frame is malformed or the
+ * reply cannot be sent (drop the connection). */
+int payload_setup(struct conn *c, size_t len);
+int notify_setup(struct conn *c, size_t len);
+
+/* Unmaps them and gives their memory back to the uid's budget. */
+void payload_drop(struct conn *c);
+void notify_drop(struct conn *c);
+
+#endif

@@ -1,0 +1,163 @@
+/* SEND and RECV requests, inline or through the payload area (see
+ * transfer.h). */
+#include "transfer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int transfer_send(struct dispatcher *d, struct conn *c, const uint8_t *body, size_t len, bool shm,
+		  struct request *req)
+{
+	struct ualg_send m;
+	struct ualg_shm_ref ref;
+
+	if (len < sizeof(m))
+		return -1;
+	memcpy(&m, body, sizeof(m));
+	if ((m.flags & ~UALG_SEND_FLAGS_ALL) || m.ivlen > UALG_IV_MAX ||
+	    len < sizeof(m) + m.ivlen || (!(m.flags & UALG_SEND_IV) && m.ivlen))
+		return -1;
+	const uint8_t *data = body + sizeof(m) + m.ivlen;
+	size_t dlen = len - sizeof(m) - m.ivlen;
+	if (shm) {
+		if (dlen != sizeof(ref))
+			return -1;
+		memcpy(&ref, data, sizeof(ref));
+		const uint8_t *in = payload_range(c, &ref);
+		if (!in || ref.len > INT32_MAX)
+			return -1;
+		dlen = (size_t)ref.len;
+		if (!(data = payload_input(&d->copy, c, in, dlen)))
+			return conn_reply(c, UALG_MSG_SEND_SHM, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
+	}
+	const struct afalg_send s = {
+		.ctl = {
+			.present = m.flags & UALG_SEND_CTL,
+			.invalid = m.flags & UALG_SEND_CTL_BAD,
+			.op = m.op,
+			.has_iv = m.flags & UALG_SEND_IV,
+			.ivlen = m.ivlen,
+			.iv = body + sizeof(m),
+			.assoclen = m.assoclen,
+		},
+		.first = m.flags & UALG_SEND_FIRST,
+		.last = m.flags & UALG_SEND_LAST,
+		.more = m.flags & UALG_SEND_MORE,
+		.dontwait = m.flags & UALG_SEND_DONTWAIT,
+		.fault = m.flags & UALG_SEND_FAULT,
+		.data = data,
+		.len = dlen,
+	};
+	if (s.fault && s.len)
+		return -1;
+	/* Only a call's first frame may start one: the types' send() rely
+	 * on it (a hash without its state; found by tests/fuzz). */
+	if (!s.first && !c->sending)
+		return -1;
+	int r = afalg_send(c->sk, &s, &req->progress);
+	if (data == d->copy.buf)
+		ualg_wipe(d->copy.buf, dlen);
+	if (r == AFALG_WAIT)
+		return 1;
+	c->sending = r >= 0 && !s.last;
+	return conn_reply(c, shm ? UALG_MSG_SEND_SHM : UALG_MSG_SEND, 0, r, NULL, 0, -1) ? -1 : 0;
+}
+
+static int send_answer(struct conn *c, const struct recv_dest *dest, uint16_t flags,
+		       int32_t result, const uint8_t *data, size_t len)
+{
+	if (!dest->area)
+		return conn_reply(c, dest->type, flags, result, data, len, -1);
+	if (len && data != dest->area)
+		memcpy(dest->area, data, len);
+	return conn_reply(c, dest->type, flags, result, NULL, 0, -1);
+}
+
+int transfer_answer_recv(struct conn *c, const struct recv_dest *dest, uint16_t flags,
+			 int32_t result, uint8_t *out, size_t part)
+{
+	const size_t n = result > 0 ? (size_t)result : 0;
+	const size_t first = n < part ? n : part;
+	const bool private = out != dest->area;
+
+	if (n > first) {
+		const bool charged = ualg_budget_charge(&c->cl->acct->mem, n - first);
+		if (!charged || !(c->rest = malloc(n - first))) {
+			if (charged)
+				ualg_budget_uncharge(&c->cl->acct->mem, n - first);
+			if (private)
+				ualg_wipe(out, n);
+			return conn_reply(c, dest->type, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
+		}
+		memcpy(c->rest, out + first, n - first);
+		c->rest_len = n - first;
+	}
+	int s = send_answer(c, dest, flags, result, out, first);
+	if (private)
+		ualg_wipe(out, n);
+	return s ? -1 : 0;
+}
+
+static int send_rest(struct conn *c, const struct recv_dest *dest, size_t len)
+{
+	if (!c->rest)	/* another process on the same socket took it */
+		return conn_reply(c, dest->type, 0, -EPROTO, NULL, 0, -1) ? -1 : 0;
+	size_t n = c->rest_len - c->rest_off < len ? c->rest_len - c->rest_off : len;
+	int s = send_answer(c, dest, 0, (int32_t)n, c->rest + c->rest_off, n);
+	c->rest_off += n;
+	if (c->rest_off == c->rest_len)
+		conn_rest_drop(c);
+	return s ? -1 : 0;
+}
+
+bool transfer_parse_recv(const struct conn *c, const uint8_t *body, size_t len, bool shm,
+			 struct ualg_recv *m, struct recv_dest *dest)
+{
+	struct ualg_shm_ref ref;
+
+	*dest = (struct recv_dest){ shm ? UALG_MSG_RECV_SHM : UALG_MSG_RECV, NULL };
+	if (len != sizeof(*m) + (shm ? sizeof(ref) : 0))
+		return false;
+	memcpy(m, body, sizeof(*m));
+	if ((m->flags & ~UALG_RECV_FLAGS_ALL) || m->total < m->len || m->reserved)
+		return false;
+	if (!shm)
+		return m->len <= UALG_DATA_MAX;
+	memcpy(&ref, body + sizeof(*m), sizeof(ref));
+	dest->area = payload_range(c, &ref);
+	return dest->area && ref.len == m->len;
+}
+
+int transfer_recv(struct dispatcher *d, struct conn *c, const uint8_t *body, size_t len, bool shm,
+		  struct request *req)
+{
+	struct ualg_recv m;
+	struct recv_dest dest;
+	bool trunc = false;
+
+	if (!transfer_parse_recv(c, body, len, shm, &m, &dest))
+		return -1;
+	if (m.flags & UALG_RECV_REST)
+		return send_rest(c, &dest, m.len);
+	conn_rest_drop(c);
+	req->recv_len = m.len;
+	const bool whole = afalg_recv_whole(c->sk);
+	if (whole)
+		req->recv_len = m.total < AFALG_RECV_MAX ? m.total : AFALG_RECV_MAX;
+	/* Whole-buffer types (AEAD) compute in algd's memory, so that
+	 * nothing but the released result reaches the area; the others
+	 * write their output range directly (never reading it back as
+	 * input). */
+	req->recv_private = !dest.area || whole;
+	uint8_t *out = !req->recv_private ? dest.area
+		     : req->recv_out     ? req->recv_out
+					 : dispatcher_recv_buffer(d, req->recv_len);
+	if (!out)
+		return conn_reply(c, dest.type, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
+	int r = afalg_recv(c->sk, out, req->recv_len, m.flags & UALG_RECV_DONTWAIT, &trunc,
+			   &req->progress);
+	if (r == AFALG_WAIT)
+		return 1;
+	return transfer_answer_recv(c, &dest, trunc ? UALG_HDR_TRUNC : 0, r, out, m.len);
+}
