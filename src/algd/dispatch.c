@@ -12,6 +12,7 @@
 #include "ring.h"
 #include "transfer.h"
 #include "wait.h"
+#include "kabi.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +30,7 @@ void dispatcher_init(struct dispatcher *d, void (*dispose_fd)(int fd))
 	FILE *f = fopen("/proc/sys/net/core/wmem_max", "re");
 	unsigned long v;
 
-	d->wmem_max = 212992;
+	d->wmem_max = KABI_WMEM_MAX;
 	d->owner_uid = (uid_t)-1;
 	d->dispose_fd = dispose_fd;
 	if (!f)

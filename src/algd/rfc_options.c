@@ -5,14 +5,12 @@
 #include "rfc_impl.h"
 #include "ualg_afalg.h"
 #include "ualg_rfc.h"
+#include "kabi.h"
 
 #include <errno.h>
 #include <linux/if_alg.h>
 #include <string.h>
 
-#ifndef SOL_ALG
-#define SOL_ALG 279
-#endif
 
 /* States are sealed to the key's fingerprint, so the same key set by
  * bytes or by name restores the same states. */
@@ -101,7 +99,7 @@ static int op_option(struct alg_sock *op, bool is_op, const struct afalg_optval 
 
 int rfc_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v)
 {
-	if (level != SOL_ALG)
+	if (level != KABI_SOL_ALG)
 		return -ENOPROTOOPT;
 	if (!sk->connected)
 		return tfm_option(sk, optname, v);

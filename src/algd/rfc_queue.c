@@ -1,11 +1,10 @@
 /* RFC mode's byte queues (see rfc_queue.h). */
 #include "rfc_queue.h"
+#include "kabi.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define RFC_SNDBUF 212992u	/* as afalg_tx.c: wmem_default */
 
 int rfc_queue_add(struct rfc_queue *q, const uint8_t *data, size_t len)
 {
@@ -68,7 +67,7 @@ int rfc_queue_take(struct rfc_queue *q, uint8_t *out, size_t len)
 
 size_t rfc_queue_room(const struct alg_sock *sk, const struct rfc_queue *q)
 {
-	size_t cap = sk->sndbuf ? sk->sndbuf : RFC_SNDBUF;
+	size_t cap = sk->sndbuf ? sk->sndbuf : KABI_WMEM_DEFAULT;
 	return q->used < cap ? cap - q->used : 0;
 }
 
