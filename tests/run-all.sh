@@ -231,10 +231,14 @@ suite_diff_kernel_names() {
 }
 
 # Which of the kernel's algorithm names ualg binds (tests/coverage): the
-# percentage of those Linux 6.1 binds, every refusal documented in ualg(7).
+# percentage of those Linux 6.1 binds, every refusal documented in ualg(7);
+# and the kernel's semantics of the added names the corpus has no
+# recording of.
 suite_coverage() {
 	suite "kernel algorithm names bound, vs Linux 6.1 (tests/golden/alg-names.txt)" \
-		"$RUN" python3 tests/coverage/coverage.py check tests/golden/alg-names.txt --min 93
+		"$RUN" python3 tests/coverage/coverage.py check tests/golden/alg-names.txt --min 95
+	suite "crc64-rocksoft, vmac64(aes) and xchacha12 as the kernel's (tests/coverage/added_algs.py)" \
+		"$RUN" python3 tests/coverage/added_algs.py
 }
 
 # algctl, algd.conf and NETLINK_CRYPTO, against an algd of their own.

@@ -12,13 +12,15 @@ own output:
   * RFC 3962 Appendix B for cts(cbc(aes)), which that package does not
     ship and which is therefore embedded below as data.
   * for the algorithms of issue #4 without standard files on disk
-    (serpent, twofish, xchacha20, blake2b-160/256/384, crc32, xxhash64,
+    (serpent, twofish, xchacha20, xchacha12, blake2b-160/256/384, crc32, xxhash64,
     ghash, pcbc, lrw, xctr, essiv), Linux 6.1's own answers recorded on the
     oracle in tests/golden/more_algs.txt (see oracle_descs()).
 
   * for the kernel names of tests/coverage: RFC 2612 (cast6), RFC 6986 and
     RFC 7836 (streebog and its hmac), the Whirlpool ISO vectors (wp*), the
-    CRC catalogue's check value (crct10dif), RFC 3686 (rfc3686(ctr(aes))),
+    CRC catalogue's check values (crct10dif, crc64-rocksoft) and, for
+    crc64-rocksoft, testmgr.h's vectors, draft-krovetz-vmac-01's vectors
+    (vmac64(aes)), RFC 3686 (rfc3686(ctr(aes))),
     NIST SP 800-38F KW_AE files (kw(aes)), CBC vectors read as CBC-MACs
     (cbcmac), and authenc over rfc3686 and the null cipher composed as
     authenc_vectors() does (see kernel_names_descs()).
@@ -1039,7 +1041,7 @@ ORACLE_GOLDEN = os.path.join(REPO, "tests", "golden", "more_algs.txt")
 ORACLE_SOURCE = "Linux 6.1 answers (oracle), tests/golden/more_algs.txt"
 ORACLE_HASHES = {"blake2b-160", "blake2b-256", "blake2b-384", "crc32", "xxhash64", "ghash"}
 ORACLE_CIPHERS = {"serpent", "twofish"}             # from their ecb() cases, block by block
-ORACLE_SKCIPHERS = {"xchacha20", "pcbc(aes)", "lrw(aes)", "xctr(aes)", "essiv(cbc(aes),sha256)"}
+ORACLE_SKCIPHERS = {"xchacha20", "xchacha12", "pcbc(aes)", "lrw(aes)", "xctr(aes)", "essiv(cbc(aes),sha256)"}
 
 
 def oracle_first_reads(path):
@@ -1236,6 +1238,24 @@ WHIRLPOOL = [
 # in host (little-endian) order.
 T10DIF = [(b"123456789", "dbd0"), (b"", "0000")]
 
+# CRC-64/NVME, which the kernel calls crc64-rocksoft (CRC RevEng catalogue:
+# poly 0xad93d23594c93659, init and xorout ~0, reflected): the check value
+# crc("123456789") = 0xae8b14860a799888, and the kernel's testmgr.h
+# vectors (4096 zero bytes, 4096 0xff bytes); the digest is the CRC
+# little-endian.
+CRC64_ROCKSOFT = [(b"123456789", "8898790a86148bae"),
+                  (bytes(4096), "4eb622eb67d38264"),
+                  (b"\xff" * 4096, "aca3ec0273baddc0")]
+
+# draft-krovetz-vmac-01 Appendix, VMAC-64 with AES-128 (as the kernel's
+# testmgr.h has them): key "abcdefghijklmnop", nonce "bcdefghi" as a
+# 16-byte nonce (8 zero bytes first), the messages "", "abc" and 16 times
+# "abc".  The kernel takes the nonce as the data's first 16 bytes.
+VMAC64_KEY = b"abcdefghijklmnop"
+VMAC64_NONCE = bytes(8) + b"bcdefghi"
+VMAC64 = [(b"", "2576be1c56d8b81b"), (b"abc", "2d376cf5b1813ce5"),
+          (b"abc" * 16, "e8421f61d573d298")]
+
 # RFC 3686 section 6 test vectors #1-#3 (AES-128 CTR): key, nonce, IV,
 # plaintext, ciphertext; the kernel's key is the AES key || nonce.
 RFC3686 = [
@@ -1356,6 +1376,15 @@ def check_t10dif(v):
     return crc.to_bytes(2, "little") == v.digest
 
 
+def check_crc64_rocksoft(v):
+    crc = (1 << 64) - 1
+    for b in v.msg:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x9a6c9329ac4bc9b5 if crc & 1 else crc >> 1
+    return (crc ^ ((1 << 64) - 1)).to_bytes(8, "little") == v.digest
+
+
 def check_authenc_other(hname, null):
     def f(v):
         if v.novrfy:
@@ -1395,6 +1424,11 @@ def kernel_names_descs(vdir):
                                    for m, h in WHIRLPOOL], "Whirlpool ISO/IEC 10118-3 vectors", none))
     d.append(Desc("crct10dif", HASH, listed_hash(T10DIF, "CRC-16/T10-DIF check"),
                   "CRC RevEng catalogue, CRC-16/T10-DIF check value", ("fn", check_t10dif)))
+    d.append(Desc("crc64-rocksoft", HASH, listed_hash(CRC64_ROCKSOFT, "CRC-64/NVME check, testmgr.h"),
+                  "CRC RevEng catalogue, CRC-64/NVME check value; testmgr.h", ("fn", check_crc64_rocksoft)))
+    d.append(Desc("vmac64(aes)", HASH,
+                  [HashVec(VMAC64_NONCE + m, unhex(t), key=VMAC64_KEY, origin="draft-krovetz-vmac-01")
+                   for m, t in VMAC64], "draft-krovetz-vmac-01 Appendix (VMAC-64, AES-128)", none))
     d.append(Desc("rfc3686(ctr(aes))", SKCIPHER, rfc3686_vectors(), "RFC 3686 section 6", ("fn", check_rfc3686)))
     d.append(Desc("kw(aes)", SKCIPHER, kw_vectors(vdir), "NIST SP 800-38F CAVS KW_AE_{128,192,256}", ("fn", check_kw)))
     aes_cbc = []

@@ -533,6 +533,8 @@ int ualg_core_init(void)
 	if (!r)
 		r = ualg_botan_register();
 	if (!r)
+		r = ualg_cryptopp_register();
+	if (!r)
 		r = ualg_jitter_register();
 	/* After every driver: the power-on tests cover them all. */
 	if (!r && ualg_fips_enabled())

@@ -678,6 +678,8 @@ static const struct {
 	{ UALG_ALG_AEAD, "authenc(hmac(sha512),rfc3686(ctr(aes)))" },
 	{ UALG_ALG_AEAD, "authenc(hmac(md5),ecb(cipher_null))" },
 	{ UALG_ALG_AEAD, "authenc(hmac(sha1),ecb(cipher_null))" },
+	{ UALG_ALG_SHASH, "crc64-rocksoft" }, { UALG_ALG_SHASH, "vmac64(aes)" },
+	{ UALG_ALG_SKCIPHER, "xchacha12" },
 };
 
 /* essiv(authenc(hmac(sha256),cbc(aes)),sha256) against authenc and aes by

@@ -3,9 +3,13 @@
  * cipher cast6 (CAST-256, RFC 2612; crypto/cast6_generic.c), the hashes
  * streebog256/512 (GOST R 34.11-2012, RFC 6986; crypto/streebog_generic.c)
  * and wp512/384/256 (Whirlpool and its truncations; crypto/wp512.c).
- * The modes and hmac come from the templates. */
+ * The modes and hmac come from the templates.  And, over Botan's C++
+ * interface (cxx_libs.h), the stream cipher xchacha12
+ * (crypto/chacha_generic.c): ChaCha with 12 rounds, which only Botan has. */
 #include "others.h"
 #include "openssl.h"
+#include "cxx_libs.h"
+#include "../modes.h"
 
 #include <errno.h>
 #include <string.h>
@@ -131,6 +135,69 @@ static const struct {
 	{ "wp256", "wp256-botan", 64, { "Whirlpool", 32, false } },
 };
 
+/* ---- xchacha12 ------------------------------------------------------------ */
+
+struct xchacha12_ctx {
+	uint8_t key[32];
+};
+
+static int xchacha12_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
+{
+	struct xchacha12_ctx *c = tfm->ctx;
+
+	if (len != sizeof(c->key))
+		return -EINVAL;
+	memcpy(c->key, key, len);
+	return 0;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The kernel's 32-byte IV (crypto/chacha_generic.c): a 24-byte nonce, of
+ * which the first 16 bytes go to HChaCha12 and the last 8 are the ChaCha
+ * nonce, then the 64-bit little-endian block counter.  The kernel steps
+ * only the counter's low word, which wraps without carry: each piece ends
+ * where it wraps and the next starts from 0.  The IV is left unchanged,
+ * as the kernel does. */
+static int xchacha12_crypt(struct ualg_tfm *tfm, uint8_t *iv, const uint8_t *src, uint8_t *dst, size_t len)
+{
+	const struct xchacha12_ctx *c = tfm->ctx;
+	uint32_t lo = le32(iv + 24);
+	const uint32_t hi = le32(iv + 28);
+
+	while (len) {
+		size_t n = ualg_chacha_bytes_before_wrap(lo, len);
+		int r = ualg_cxx_xchacha_xor(12, c->key, iv, lo, hi, src, dst, n);
+
+		if (r)
+			return r;
+		src += n;
+		dst += n;
+		len -= n;
+		lo = 0;
+	}
+	return 0;
+}
+
+static int register_xchacha12(void)
+{
+	struct ualg_alg *a = ualg_openssl_alloc("xchacha12", "xchacha12-botan", UALG_ALG_SKCIPHER,
+						UALG_OPENSSL_PRIO_PRIMITIVE);
+	if (!a)
+		return -ENOMEM;
+	a->module = MODULE;
+	a->blocksize = 1;
+	a->ctxsize = sizeof(struct xchacha12_ctx);
+	a->u.skcipher = (struct ualg_skcipher_ops){
+		.min_keysize = 32, .max_keysize = 32, .ivsize = 32, .chunksize = 64,
+		.setkey = xchacha12_setkey, .encrypt = xchacha12_crypt, .decrypt = xchacha12_crypt,
+	};
+	return ualg_openssl_reg(a);
+}
+
 int ualg_botan_register(void)
 {
 	struct ualg_alg *a = ualg_openssl_alloc("cast6", "cast6-botan", UALG_ALG_CIPHER,
@@ -167,5 +234,5 @@ int ualg_botan_register(void)
 		if ((r = ualg_openssl_reg(a)))
 			return r;
 	}
-	return 0;
+	return register_xchacha12();
 }

@@ -1,14 +1,16 @@
 /* Seeded checksums as the kernel exposes them through shash: crc32 (zlib),
- * crc32c (Intel's ISA-L) and xxhash64 (libxxhash).
+ * crc32c (Intel's ISA-L) and xxhash64 (libxxhash); and the unkeyed
+ * crct10dif (ISA-L) and crc64-rocksoft (Boost.CRC, through cxx_libs.h).
  *
  * Kernel semantics (crypto/crc32_generic.c, crc32c_generic.c,
  * xxhash_generic.c): the optional key is the seed, little-endian, of
  * exactly the digest size; the digest is the final value little-endian.
- * crct10dif has no key.
+ * crct10dif and crc64-rocksoft have no key.
  * crc32 is the raw reflected CRC (seed 0, no final inversion); crc32c
  * starts from ~0 by default and inverts at the end; xxhash64 is seeded 0. */
 #include "others.h"
 #include "openssl.h"
+#include "cxx_libs.h"
 
 #include <errno.h>
 #include <string.h>
@@ -31,6 +33,7 @@ struct checksum_impl {
 	uint64_t default_seed;
 	void (*update)(struct checksum_state *st, const uint8_t *data, size_t len);
 	uint64_t (*value)(const struct checksum_state *st);
+	bool keyless;		/* no setkey, as the kernel's */
 };
 
 static uint64_t get_le(const uint8_t *p, unsigned n)
@@ -64,7 +67,8 @@ static void crc32_update(struct checksum_state *st, const uint8_t *data, size_t 
 	st->crc = crc;
 }
 
-static uint64_t crc32_value(const struct checksum_state *st)
+/* crc32, crct10dif and crc64-rocksoft: the register as it stands. */
+static uint64_t register_value(const struct checksum_state *st)
 {
 	return st->crc;
 }
@@ -104,6 +108,13 @@ static void t10dif_update(struct checksum_state *st, const uint8_t *data, size_t
 	st->crc = crc;
 }
 
+/* crc64-rocksoft (crypto/crc64_rocksoft_generic.c): from 0, each update
+ * crc64_rocksoft_generic(), which inverts on the way in and out; no key. */
+static void crc64_rocksoft_update(struct checksum_state *st, const uint8_t *data, size_t len)
+{
+	st->crc = ualg_cxx_crc64_rocksoft(st->crc, data, len);
+}
+
 static void xxh64_update(struct checksum_state *st, const uint8_t *data, size_t len)
 {
 	XXH64_update(st->xxh, data, len);
@@ -114,10 +125,11 @@ static uint64_t xxh64_value(const struct checksum_state *st)
 	return XXH64_digest(st->xxh);
 }
 
-static const struct checksum_impl crc32_impl = { 4, 0, crc32_update, crc32_value };
-static const struct checksum_impl crc32c_impl = { 4, 0xffffffffu, crc32c_update, crc32c_value };
-static const struct checksum_impl t10dif_impl = { 2, 0, t10dif_update, crc32_value };
-static const struct checksum_impl xxh64_impl = { 8, 0, xxh64_update, xxh64_value };
+static const struct checksum_impl crc32_impl = { 4, 0, crc32_update, register_value, false };
+static const struct checksum_impl crc32c_impl = { 4, 0xffffffffu, crc32c_update, crc32c_value, false };
+static const struct checksum_impl t10dif_impl = { 2, 0, t10dif_update, register_value, true };
+static const struct checksum_impl crc64_rocksoft_impl = { 8, 0, crc64_rocksoft_update, register_value, true };
+static const struct checksum_impl xxh64_impl = { 8, 0, xxh64_update, xxh64_value, false };
 
 static const struct checksum_impl *impl_of(const struct ualg_tfm *tfm)
 {
@@ -211,7 +223,7 @@ static int register_checksum(const char *name, const char *driver, const char *m
 		.digestsize = impl->size,
 		.descsize = sizeof(struct checksum_state),
 		.optional_key = true,
-		.setkey = impl == &t10dif_impl ? NULL : checksum_setkey,
+		.setkey = impl->keyless ? NULL : checksum_setkey,
 		.init = checksum_init, .update = checksum_update, .final = checksum_final,
 		.clone = checksum_clone, .exit = checksum_exit,
 	};
@@ -226,6 +238,8 @@ int ualg_checksum_register(void)
 		r = register_checksum("crc32c", "crc32c-isal", "isal", &crc32c_impl, 1);
 	if (!r)
 		r = register_checksum("crct10dif", "crct10dif-isal", "isal", &t10dif_impl, 1);
+	if (!r)
+		r = register_checksum("crc64-rocksoft", "crc64-rocksoft-boost", "boost", &crc64_rocksoft_impl, 1);
 	if (!r)
 		r = register_checksum("xxhash64", "xxhash64-libxxhash", "libxxhash", &xxh64_impl, 32);
 	return r;

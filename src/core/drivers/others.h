@@ -5,7 +5,7 @@
 #ifndef UALG_CORE_DRIVERS_OTHERS_H
 #define UALG_CORE_DRIVERS_OTHERS_H
 
-int ualg_checksum_register(void);	/* checksum.c: crc32, crc32c, xxhash64 */
+int ualg_checksum_register(void);	/* checksum.c: crc32, crc32c, crct10dif, crc64-rocksoft, xxhash64 */
 int ualg_sodium_register(void);		/* sodium.c: blake2b-*, xchacha20 */
 int ualg_nettle_more_register(void);	/* nettle_ciphers.c: serpent, twofish, ghash */
 
@@ -13,6 +13,7 @@ int ualg_ipsecmb_register(void);	/* ipsecmb*.c: multi-buffer sha, cbc(aes), gcm(
 int ualg_asym_register(void);		/* openssl_asym.c: rsa, pkcs1pad, ecdsa, dh, ecdh */
 int ualg_comp_register(void);		/* compress.c: deflate, lz4, lzo, zstd */
 int ualg_null_register(void);		/* null.c: cipher_null, ecb(cipher_null), digest_null */
-int ualg_botan_register(void);		/* botan.c: cast6, streebog*, wp* */
+int ualg_botan_register(void);		/* botan.c: cast6, streebog*, wp*, xchacha12 */
+int ualg_cryptopp_register(void);	/* cryptopp.c: vmac64(aes) */
 int ualg_jitter_register(void);		/* jitter.c: jitterentropy_rng (getrandom) */
 #endif
