@@ -242,7 +242,7 @@ unsigned client_gen(void)
 static bool may_write_behind(const struct afd *a, const struct xact *x)
 {
 	return x->behind_ok && x->type == UALG_MSG_SEND && a->op && !a->rfc && a->behind < BEHIND_MAX &&
-	       a->gen == atomic_load_explicit(&fork_gen, memory_order_relaxed) && !strcmp(a->type, "hash");
+	       a->gen == atomic_load_explicit(&fork_gen, memory_order_relaxed) && a->type == ALG_TYPE_HASH;
 }
 
 static bool is_behind(const struct afd *a, const struct ualg_hdr *h)
@@ -509,8 +509,10 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 		return -ECONNRESET;	/* algd went away */
 	if (n == -EPIPE || n == -ECONNRESET || n == -ENOTCONN)
 		return -ECONNRESET;	/* algd died with our request unread */
+	/* EBADF: another thread closed the fd while this call was in
+	 * progress (the call holds the socket, not the fd). */
 	if (n < 0)
-		return n == -EFAULT ? -EFAULT : -EPROTO;
+		return n == -EFAULT || n == -EBADF ? (int)n : -EPROTO;
 	if (!reply_ok(x, &h, n, cap)) {
 		if (x->rfd >= 0)
 			real.close(x->rfd);

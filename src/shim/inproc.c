@@ -47,7 +47,7 @@ struct inproc_tfm {
 	uint32_t key_gen;		/* algd's key_gen for the key we hold */
 	bool has_authsize;
 	unsigned authsize;
-	char type[14];
+	enum afd_alg type;
 	char driver[128];
 	struct alg_sock *twin;		/* built at the first in-process accept */
 };
@@ -160,15 +160,15 @@ void inproc_bound(struct afd *a)
 	t->keylen = 0;
 	t->keysrc = KEY_NONE;
 	t->has_authsize = false;
-	memcpy(t->type, a->type, sizeof(t->type));
+	t->type = a->type;
 	drop_twin(t);
 	pthread_mutex_unlock(&t->lock);
 }
 
 /* Only the types served here keep a copy (never an akcipher's or kpp's). */
-static bool served_type(const char *type)
+static bool served_type(enum afd_alg type)
 {
-	return !strcmp(type, "hash") || !strcmp(type, "skcipher") || !strcmp(type, "aead");
+	return type == ALG_TYPE_HASH || type == ALG_TYPE_SKCIPHER || type == ALG_TYPE_AEAD;
 }
 
 /* ENGINE on a transform socket: algd's count of its binds and keys. */
@@ -252,7 +252,7 @@ static struct inproc_op *op_new(struct inproc_tfm *t, struct alg_sock *op)
 	atomic_fetch_add(&t->refs, 1);
 	o->t = t;
 	o->op = op;
-	o->hash = !strcmp(t->type, "hash");
+	o->hash = t->type == ALG_TYPE_HASH;
 	memcpy(o->driver, t->driver, sizeof(o->driver));
 	return o;
 }
@@ -566,6 +566,7 @@ void inproc_handover_all(void)
 		} else if (o->op) {
 			debug("hand-over to algd", EIO);
 		}
+		afd_put(a);
 		pthread_mutex_unlock(&t->lock);
 	}
 	pthread_mutex_unlock(&ops_lock);
