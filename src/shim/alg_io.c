@@ -95,7 +95,7 @@ ssize_t alg_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, si
 		if (n != INPROC_MOVED)
 			return n;
 	}
-	if (fd_nonblocking(fd, a))
+	if (shim_nonblocking(fd, a))
 		flags |= MSG_DONTWAIT;
 	struct iov_cursor cur = { iov, niov, 0, 0 };
 	uint8_t *area = total >= SHM_MIN ? shm_acquire(fd, a) : NULL;
@@ -189,7 +189,7 @@ static ssize_t send_parts(int fd, struct afd *a, struct iov_cursor *cur, size_t 
 
 ssize_t alg_send_area(int fd, struct afd *a, size_t n, int flags)
 {
-	if (fd_nonblocking(fd, a))
+	if (shim_nonblocking(fd, a))
 		flags |= MSG_DONTWAIT;
 	struct ualg_send m = send_head(NULL, flags, true, true);
 	int r = send_area_part(fd, a, &m, NULL, n);
@@ -213,7 +213,7 @@ ssize_t alg_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov, in
 		if (n != INPROC_MOVED)
 			return n;
 	}
-	if (fd_nonblocking(fd, a))
+	if (shim_nonblocking(fd, a))
 		flags |= MSG_DONTWAIT;
 
 	struct iov_cursor cur = { iov, niov, 0, 0 };

@@ -12,7 +12,7 @@
  * and sock_recvmsg() do.  Asked of the kernel once per socket; fcntl()
  * and ioctl(FIONBIO) here keep the answer current.  (A process sharing
  * the socket that changes the flag is not seen.) */
-bool fd_nonblocking(int fd, struct afd *a)
+bool shim_nonblocking(int fd, struct afd *a)
 {
 	int v = a ? atomic_load_explicit(&a->nonblock, memory_order_relaxed) : -1;
 	if (v >= 0)
@@ -21,14 +21,6 @@ bool fd_nonblocking(int fd, struct afd *a)
 	v = fl >= 0 && (fl & O_NONBLOCK);
 	if (a && fl >= 0)
 		atomic_store_explicit(&a->nonblock, v, memory_order_relaxed);
-	return v;
-}
-
-bool shim_nonblocking(int fd)
-{
-	struct afd *a = afd_get(fd);
-	bool v = fd_nonblocking(fd, a);
-	afd_put(a);
 	return v;
 }
 
@@ -115,7 +107,7 @@ EXPORT int fcntl(int fd, int cmd, ...)
 /* Programs built with _FILE_OFFSET_BITS=64 call this name. */
 EXPORT int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
 
-/* FIONBIO on every emulated fd (the answer kept for fd_nonblocking()),
+/* FIONBIO on every emulated fd (the answer kept for shim_nonblocking()),
  * the other commands as the socket's kind answers them. */
 static int ioctl_afd(int fd, struct afd *a, unsigned long cmd, void *arg)
 {

@@ -120,9 +120,6 @@ static inline ssize_t sfail(int err)
 	return -1;
 }
 
-/* O_NONBLOCK on fd (a's): asked of the kernel once per socket (fdops.c). */
-bool fd_nonblocking(int fd, struct afd *a);
-
 /* transfer.c: the caller's iovec array checked as the kernel checks it:
  * 0, -EMSGSIZE or -EINVAL; *total capped at MAX_RW_COUNT. */
 int iov_total(const struct iovec *iov, size_t n, size_t *total);

@@ -232,8 +232,8 @@ int inproc_revents(struct afd *a, short events);	/* < 0: moved */
 void inproc_sndbuf(struct afd *a, int bytes);
 void inproc_handover_all(void);
 void inproc_forget(struct afd *a);
-/* O_NONBLOCK on the fd (a system call: only where a call would wait). */
-bool shim_nonblocking(int fd);
+/* O_NONBLOCK on fd, a's: asked of the kernel once per socket (fdops.c). */
+bool shim_nonblocking(int fd, struct afd *a);
 
 /* inherit.c: adopts the algd connections a program inherited across
  * execve, which leaves the fd table empty.  Run once at load. */
