@@ -140,7 +140,7 @@ static bool any_ours(long nr, struct iocb **list)
 		struct iocb *user, cb;
 		if (copy_in(&user, &list[i], sizeof(user)) || copy_in(&cb, user, sizeof(cb)))
 			return false;	/* the kernel reports it */
-		if (cb.aio_fildes <= INT32_MAX && afd_get((int)cb.aio_fildes))
+		if (cb.aio_fildes <= INT32_MAX && afd_is_ours((int)cb.aio_fildes))
 			return true;
 	}
 	return false;
@@ -166,6 +166,7 @@ static long submit(aio_context_t ctx, long nr, struct iocb **list)
 					     : real_syscall(SYS_io_submit, (long)ctx, 1L, (long)&list[done]);
 		if (!a || a->nl_peer >= 0)
 			r = r == 1 ? 0 : (r < 0 ? -errno : -EAGAIN);
+		afd_put(a);
 		if (r < 0) {
 			if (!done)
 				return r;

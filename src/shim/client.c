@@ -252,7 +252,7 @@ static bool may_write_behind(const struct afd *a, const struct xact *x)
 {
 	return x->behind_ok && x->type == UALG_MSG_SEND && a->op && !a->rfc && a->behind < BEHIND_MAX &&
 	       a->proven == atomic_load_explicit(&key_epoch, memory_order_relaxed) + 1 &&
-	       a->gen == atomic_load_explicit(&fork_gen, memory_order_relaxed) && !strcmp(a->type, "hash");
+	       a->gen == atomic_load_explicit(&fork_gen, memory_order_relaxed) && a->type == ALG_TYPE_HASH;
 }
 
 /* After a send waited for its reply: may the socket's next ones not? */
@@ -531,8 +531,10 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 		return -ECONNRESET;	/* algd went away */
 	if (n == -EPIPE || n == -ECONNRESET || n == -ENOTCONN)
 		return -ECONNRESET;	/* algd died with our request unread */
+	/* EBADF: another thread closed the fd while this call was in
+	 * progress (the call holds the socket, not the fd). */
 	if (n < 0)
-		return n == -EFAULT ? -EFAULT : -EPROTO;
+		return n == -EFAULT || n == -EBADF ? (int)n : -EPROTO;
 	if (!reply_ok(x, &h, n, cap)) {
 		if (x->rfd >= 0)
 			real.close(x->rfd);

@@ -158,7 +158,7 @@ static int mem_write(void *ctx, uint64_t addr, const void *buf, size_t len)
 
 static const struct cdev_mem self_mem = { NULL, mem_read, mem_write };
 
-/* ---- hooks for preload.c ---------------------------------------------- */
+/* ---- hooks for fdops.c (close, dup, ioctl) ---------------------------- */
 
 bool devcrypto_ioctl(int fd, unsigned long cmd, void *arg, int *ret)
 {

@@ -74,7 +74,10 @@ EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
 	shim_resolve();
 	struct afd *a = afd_get(fd);
-	if (!a || a->nl_peer >= 0)
+	/* Only its identity is kept: the table says whether it is still fd's. */
+	const bool here = a && a->nl_peer < 0;
+	afd_put(a);
+	if (!here)
 		return (int)syscall(SYS_epoll_ctl, epfd, op, fd, ev);
 	struct epoll_event mine = { 0 }, none = { 0 };
 	if (op != EPOLL_CTL_DEL && (!ev || copy_in(&mine, ev, sizeof(mine)))) {
@@ -118,11 +121,14 @@ static int ready_ours(int epfd, struct epoll_event *out, int max)
 		struct ep_reg *r = &regs[i];
 		if (r->epfd != epfd || r->disabled)
 			continue;
-		if (afd_get(r->fd) != r->a) {
+		struct afd *a = afd_get(r->fd);
+		if (a != r->a) {
+			afd_put(a);
 			drop(r);
 			continue;
 		}
-		uint32_t m = (uint16_t)shim_alg_revents(r->fd, r->a, (short)(r->events & 0xffff));
+		uint32_t m = (uint16_t)shim_alg_revents(r->fd, a, (short)(r->events & 0xffff));
+		afd_put(a);
 		bool edge = r->events & EPOLLET;
 		uint32_t fresh = edge ? m & ~r->last : m;
 		r->last = m;

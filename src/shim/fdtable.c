@@ -1,7 +1,8 @@
 /* The table of emulated fds: a two-level array indexed by fd, so that the
  * check on every read()/write()/close() of the program costs one or two
- * atomic loads and never a system call or a lock. */
-#include "shim.h"
+ * atomic loads and never a system call or a lock.  A call holds a reference
+ * on its fd's entry (afd_get/afd_put) for as long as it uses it. */
+#include "interpose.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -32,26 +33,83 @@ static _Atomic(struct afd *) *slot(int fd, bool create)
 	return l2 ? &l2[fd & (L2_SIZE - 1)] : NULL;
 }
 
+/* Entries whose last reference went: recycled, never freed, so that a
+ * thread that read a pointer from the table just before another closed
+ * the fd can still try a reference on it (refs 0: it is gone). */
+static struct afd *free_list;
+static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct afd *afd_alloc(void)
+{
+	pthread_mutex_lock(&free_lock);
+	struct afd *a = free_list;
+	if (a)
+		free_list = a->free_next;
+	pthread_mutex_unlock(&free_lock);
+	if (!a)
+		a = calloc(1, sizeof(*a));	/* refs 0 */
+	return a;
+}
+
+static void afd_recycle(struct afd *a)
+{
+	pthread_mutex_lock(&free_lock);
+	a->free_next = free_list;
+	free_list = a;
+	pthread_mutex_unlock(&free_lock);
+}
+
+/* A reference on a unless its count already reached 0. */
+static bool try_ref(struct afd *a)
+{
+	unsigned r = atomic_load_explicit(&a->refs, memory_order_relaxed);
+	while (r)
+		if (atomic_compare_exchange_weak_explicit(&a->refs, &r, r + 1, memory_order_acquire,
+							  memory_order_relaxed))
+			return true;
+	return false;
+}
+
 struct afd *afd_get(int fd)
 {
 	_Atomic(struct afd *) *s = slot(fd, false);
-
-	return s ? atomic_load_explicit(s, memory_order_acquire) : NULL;
+	if (!s)
+		return NULL;
+	for (;;) {
+		struct afd *a = atomic_load_explicit(s, memory_order_acquire);
+		if (!a)
+			return NULL;
+		if (try_ref(a)) {
+			/* Still fd's socket, not an entry recycled meanwhile. */
+			if (atomic_load_explicit(s, memory_order_acquire) == a)
+				return a;
+			afd_put(a);
+		}
+	}
 }
 
-static void afd_put(struct afd *a)
+bool afd_is_ours(int fd)
 {
-	if (a && atomic_fetch_sub(&a->refs, 1) == 1) {
-		if (a->nl_peer >= 0)
-			real.close(a->nl_peer);
-		shm_forget(a);
-		client_forget(a);
-		inproc_forget(a);
-		pthread_mutex_destroy(&a->shm_lock);
-		pthread_mutex_destroy(&a->lock);
-		pthread_cond_destroy(&a->cond);
-		free(a);
-	}
+	_Atomic(struct afd *) *s = slot(fd, false);
+
+	return s && atomic_load_explicit(s, memory_order_relaxed);
+}
+
+void afd_put(struct afd *a)
+{
+	if (!a || atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	const int err = errno;	/* the call that dropped it keeps its own */
+	if (a->nl_peer >= 0)
+		real.close(a->nl_peer);
+	shm_forget(a);
+	client_forget(a);
+	inproc_forget(a);
+	pthread_mutex_destroy(&a->shm_lock);
+	pthread_mutex_destroy(&a->lock);
+	pthread_cond_destroy(&a->cond);
+	afd_recycle(a);
+	errno = err;
 }
 
 static void set_slot(int fd, struct afd *a)
@@ -64,28 +122,57 @@ static void set_slot(int fd, struct afd *a)
 		afd_put(a);
 }
 
-int afd_track(int fd, bool op, const char *type)
+void afd_set_kind(struct afd *a, enum afd_kind kind)
 {
-	struct afd *a = calloc(1, sizeof(*a));
+	static const struct afd_ops *const ops[] = {
+		[AFD_TFM] = &afd_tfm_ops, [AFD_OP] = &afd_op_ops,
+		[AFD_RFC_TFM] = &afd_rfc_tfm_ops, [AFD_RFC_OP] = &afd_rfc_op_ops,
+		[AFD_NETLINK] = &afd_netlink_ops,
+	};
+	a->ops = ops[kind];
+	a->op = kind == AFD_OP || kind == AFD_RFC_OP;
+	a->rfc = kind == AFD_RFC_TFM || kind == AFD_RFC_OP;
+}
+
+void afd_set_type(struct afd *a, const char *salg_type)
+{
+	static const char *const names[] = {
+		[ALG_TYPE_HASH] = "hash", [ALG_TYPE_SKCIPHER] = "skcipher", [ALG_TYPE_AEAD] = "aead",
+		[ALG_TYPE_RNG] = "rng", [ALG_TYPE_AKCIPHER] = "akcipher", [ALG_TYPE_KPP] = "kpp",
+		[ALG_TYPE_COMPRESSION] = "compression",
+	};
+	a->type = ALG_TYPE_OTHER;
+	for (unsigned i = ALG_TYPE_HASH; i < ALG_TYPE_OTHER; i++)
+		if (!strcmp(salg_type, names[i]))
+			a->type = (enum afd_alg)i;
+}
+
+struct afd *afd_track(int fd, enum afd_kind kind)
+{
+	struct afd *a = afd_alloc();
 
 	if (!a || !slot(fd, true)) {
-		free(a);
-		return -ENOMEM;
+		if (a)
+			afd_recycle(a);
+		return NULL;
 	}
 	usermem_guard_init();	/* user memory without system calls from now on */
-	atomic_init(&a->refs, 1);
+	/* refs is 0 here and stays the only field a stale reader looks at. */
+	memset((char *)a + offsetof(struct afd, free_next), 0,
+	       sizeof(*a) - offsetof(struct afd, free_next));
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->cond, NULL);
 	pthread_mutex_init(&a->shm_lock, NULL);
 	atomic_init(&a->shm_state, SHM_NONE);
 	atomic_init(&a->nonblock, -1);
-	a->op = op;
+	atomic_init(&a->notify_state, NOTIFY_NONE);
+	a->notify = NULL;
+	afd_set_kind(a, kind);
 	a->gen = client_gen();
 	a->nl_peer = -1;
-	if (type)
-		memcpy(a->type, type, sizeof(a->type));
+	atomic_store_explicit(&a->refs, 2, memory_order_release);	/* the table's and the caller's */
 	set_slot(fd, a);
-	return 0;
+	return a;
 }
 
 void afd_share(int newfd, struct afd *a)
@@ -120,9 +207,18 @@ void afd_for_each(void (*fn)(int fd, struct afd *a))
 	for (unsigned i = 0; i < L1_SIZE; i++) {
 		_Atomic(struct afd *) *l2 = atomic_load_explicit(&table[i], memory_order_acquire);
 		for (unsigned j = 0; l2 && j < L2_SIZE; j++) {
-			struct afd *a = atomic_load_explicit(&l2[j], memory_order_acquire);
+			if (!atomic_load_explicit(&l2[j], memory_order_relaxed))
+				continue;
+			const int fd = (int)(i << L2_BITS | j);
+			struct afd *a = afd_get(fd);
 			if (a)
-				fn((int)(i << L2_BITS | j), a);
+				fn(fd, a);
+			afd_put(a);
 		}
 	}
+}
+
+void afd_put_cleanup(void *a)
+{
+	afd_put(a);
 }

@@ -78,19 +78,22 @@ static void adopt(int fd)
 	struct ualg_describe d;
 	struct iovec body = { &d, sizeof(d) };
 
-	if (afd_track(fd, false, NULL))
+	struct afd *a = afd_track(fd, AFD_TFM);
+	if (!a)
 		return;
-	struct afd *a = afd_get(fd);
 	struct xact x = { .type = UALG_MSG_DESCRIBE, .rbody = &body, .nrbody = 1 };
 	if (client_xact(a, fd, &x) < 0 || memchr(d.type, 0, sizeof(d.type)) == NULL) {
+		afd_put(a);
 		afd_untrack(fd);
 		return;
 	}
-	a->op = d.flags & UALG_DESCRIBE_OP;
-	a->rfc = d.flags & UALG_DESCRIBE_RFC;	/* even where this program did not opt in */
+	/* RFC mode even where this program did not opt in. */
+	const bool op = d.flags & UALG_DESCRIBE_OP, rfc = d.flags & UALG_DESCRIBE_RFC;
+	afd_set_kind(a, rfc ? (op ? AFD_RFC_OP : AFD_RFC_TFM) : (op ? AFD_OP : AFD_TFM));
 	if (d.flags & UALG_DESCRIBE_BOUND)
-		memcpy(a->type, d.type, sizeof(a->type));
+		afd_set_type(a, (const char *)d.type);
 	a->sndbuf = (int)d.sndbuf;
+	afd_put(a);
 }
 
 void shim_adopt_inherited(void)

@@ -47,7 +47,7 @@ struct inproc_tfm {
 	uint32_t key_gen;		/* algd's key_gen for the key we hold */
 	bool has_authsize;
 	unsigned authsize;
-	char type[14];
+	enum afd_alg type;
 	char driver[128];
 	struct alg_sock *twin;		/* built at the first in-process accept */
 };
@@ -160,15 +160,15 @@ void inproc_bound(struct afd *a)
 	t->keylen = 0;
 	t->keysrc = KEY_NONE;
 	t->has_authsize = false;
-	memcpy(t->type, a->type, sizeof(t->type));
+	t->type = a->type;
 	drop_twin(t);
 	pthread_mutex_unlock(&t->lock);
 }
 
 /* Only the types served here keep a copy (never an akcipher's or kpp's). */
-static bool served_type(const char *type)
+static bool served_type(enum afd_alg type)
 {
-	return !strcmp(type, "hash") || !strcmp(type, "skcipher") || !strcmp(type, "aead");
+	return type == ALG_TYPE_HASH || type == ALG_TYPE_SKCIPHER || type == ALG_TYPE_AEAD;
 }
 
 /* ENGINE on a transform socket: algd's count of its binds and keys. */
@@ -252,7 +252,7 @@ static struct inproc_op *op_new(struct inproc_tfm *t, struct alg_sock *op)
 	atomic_fetch_add(&t->refs, 1);
 	o->t = t;
 	o->op = op;
-	o->hash = !strcmp(t->type, "hash");
+	o->hash = t->type == ALG_TYPE_HASH;
 	memcpy(o->driver, t->driver, sizeof(o->driver));
 	return o;
 }
@@ -362,7 +362,7 @@ struct call {
 	struct afalg_progress p;
 };
 
-static int run(int fd, struct inproc_op *o, struct call *c)
+static int run(int fd, struct afd *a, struct inproc_op *o, struct call *c)
 {
 	struct inproc_tfm *t = o->t;
 	int r;
@@ -377,7 +377,7 @@ static int run(int fd, struct inproc_op *o, struct call *c)
 					 : eng->recv(o->op, c->out, c->len, c->dontwait, &c->trunc, &c->p);
 		if (r != AFALG_WAIT)
 			break;
-		if (shim_nonblocking(fd)) {	/* asked only where it would wait */
+		if (shim_nonblocking(fd, a)) {	/* asked only where it would wait */
 			r = c->p.done ? (int)c->p.done : -EAGAIN;
 			break;
 		}
@@ -418,7 +418,7 @@ ssize_t inproc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov,
 		s.len = s.fault ? 0 : len;
 		first = false;
 		struct call c = { .kind = WAIT_SEND, .s = &s };
-		int r = run(fd, o, &c);
+		int r = run(fd, a, o, &c);
 		if (r == INPROC_MOVED && !sent)
 			return INPROC_MOVED;
 		if (r < 0 || r == INPROC_MOVED) {
@@ -476,7 +476,7 @@ ssize_t inproc_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov,
 	}
 	struct call c = { .kind = WAIT_RECV, .out = out, .len = len,
 			  .dontwait = flags & MSG_DONTWAIT };
-	int r = run(fd, o, &c);
+	int r = run(fd, a, o, &c);
 	if (r > 0 && (o->hash || bounce)) {
 		size_t done = 0;
 		for (size_t i = 0; i < niov && done < (size_t)r; i++) {
@@ -550,11 +550,17 @@ static int adopt(struct inproc_op *o, struct afd *a, int fd)
 }
 
 /* Moves every in-process op socket to algd (fork, exec).  One that cannot
- * move (algd gone) stays here: the process goes on with its own copy. */
+ * move (algd gone) stays here: the process goes on with its own copy.
+ * The sockets' references are dropped once ops_lock is released: a last
+ * one (the fd closed meanwhile) releases the socket, which takes it. */
 void inproc_handover_all(void)
 {
 	pthread_mutex_lock(&ops_lock);
-	for (struct inproc_op *o = ops; o; o = o->next) {
+	size_t n = 0, held = 0;
+	for (struct inproc_op *o = ops; o; o = o->next)
+		n++;
+	struct afd **hold = n ? malloc(n * sizeof(*hold)) : NULL;
+	for (struct inproc_op *o = ops; o && hold; o = o->next) {
 		struct inproc_tfm *t = o->t;
 		pthread_mutex_lock(&t->lock);
 		int fd = o->op ? afd_find_fd_of_ipo(o) : -1;
@@ -566,9 +572,16 @@ void inproc_handover_all(void)
 		} else if (o->op) {
 			debug("hand-over to algd", EIO);
 		}
+		if (a)
+			hold[held++] = a;
 		pthread_mutex_unlock(&t->lock);
 	}
+	if (n && !hold)
+		debug("hand-over to algd", ENOMEM);
 	pthread_mutex_unlock(&ops_lock);
+	for (size_t i = 0; i < held; i++)
+		afd_put(hold[i]);
+	free(hold);
 }
 
 /* The socket's last fd here closed. */

@@ -46,19 +46,21 @@ int rfc_socket(int type, int protocol)
 	int fd = client_connect(type);
 	if (fd < 0)
 		return (int)rfail(-fd);
-	if (afd_track(fd, false, NULL)) {
+	struct afd *a = afd_track(fd, AFD_TFM);
+	if (!a) {
 		real.close(fd);
 		return (int)rfail(ENOMEM);
 	}
-	struct afd *a = afd_get(fd);
 	struct xact x = { .type = UALG_MSG_RFC_MODE };
 	int r = client_xact(a, fd, &x);
 	if (r < 0) {
+		afd_put(a);
 		afd_untrack(fd);
 		real.close(fd);
 		return (int)rfail(-r);
 	}
-	a->rfc = true;
+	afd_set_kind(a, AFD_RFC_TFM);
+	afd_put(a);
 	return fd;
 }
 
@@ -156,11 +158,11 @@ static ssize_t moved_or(size_t done, int err)
  * associated data has its own fd). */
 static int rfc_apply_ctl(int fd, struct afd *a, const struct shim_ctl *ctl)
 {
-	if (!ctl || !ctl->present || !strcmp(a->type, "hash"))
+	if (!ctl || !ctl->present || a->type == ALG_TYPE_HASH)
 		return 0;
 	if (ctl->invalid)
 		return -EINVAL;
-	const bool aead = !strcmp(a->type, "aead"), comp = !strcmp(a->type, "compression");
+	const bool aead = a->type == ALG_TYPE_AEAD, comp = a->type == ALG_TYPE_COMPRESSION;
 	const int32_t op = (int32_t)ctl->op;
 	if (ctl->has_op && op != ALG_SKCIPHER_OP_ENCRYPT && op != ALG_SKCIPHER_OP_DECRYPT)
 		return -EINVAL;

@@ -4,7 +4,8 @@
  *   fdtable.c  which fds are emulated AF_ALG sockets (O(1), lock-free reads)
  *   client.c   request/reply transactions with algd
  *   cmsg.c     af_alg_cmsg_send()'s parsing of control messages
- *   preload.c  the interposed libc functions
+ *   interpose.h  the interposed libc functions (next.c, socket.c, ...) and
+ *              the per-kind operations of an emulated socket (struct afd_ops)
  */
 #ifndef UALG_SHIM_H
 #define UALG_SHIM_H
@@ -20,9 +21,34 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
-/* One emulated socket; every fd that refers to it (dup) shares it. */
+/* The salg_type a socket is bound to, as a number. */
+enum afd_alg {
+	ALG_TYPE_NONE,		/* not bound */
+	ALG_TYPE_HASH, ALG_TYPE_SKCIPHER, ALG_TYPE_AEAD, ALG_TYPE_RNG,
+	ALG_TYPE_AKCIPHER, ALG_TYPE_KPP, ALG_TYPE_COMPRESSION,
+	ALG_TYPE_OTHER		/* a name algd knows and the shim need not */
+};
+
+/* What an emulated fd is; each kind has its operations (struct afd_ops,
+ * interpose.h). */
+enum afd_kind {
+	AFD_TFM,		/* an AF_ALG transform socket */
+	AFD_OP,			/* an accept()ed operation socket */
+	AFD_RFC_TFM,		/* RFC mode (rfc.c): a SOCK_STREAM transform socket */
+	AFD_RFC_OP,		/* RFC mode: its op socket */
+	AFD_NETLINK,		/* NETLINK_CRYPTO */
+};
+struct afd_ops;
+
+/* One emulated socket; every fd that refers to it (dup) shares it.
+ * Entries are never freed, only recycled (fdtable.c), so that refs can be
+ * tried on one another thread just dropped. */
 struct afd {
-	atomic_uint refs;	/* fds in the table */
+	/* References: each fd in the table, and each call in progress
+	 * (afd_get); the last afd_put() releases the socket. */
+	atomic_uint refs;
+	struct afd *free_next;	/* on the free list */
+	const struct afd_ops *ops;	/* the kind's operations */
 	pthread_mutex_t lock;	/* the connection's frames (client.c) */
 	pthread_cond_t cond;	/* a reply was taken, or a request ended */
 	uint16_t expect[3];	/* the reply type each class in flight waits for */
@@ -34,9 +60,10 @@ struct afd {
 	 * waiting for its reply, + 1; 0: none did (client.c). */
 	unsigned proven;
 	unsigned gen;		/* client_gen() when made: shared by no other process until it moves */
+	/* From the kind (afd_set_kind), for the parts that ask. */
 	bool op;		/* an accept()ed operation socket */
 	bool rfc;		/* RFC mode (rfc.c): a SOCK_STREAM transform socket or its op */
-	char type[14];		/* salg_type once bound ("hash", "skcipher") */
+	enum afd_alg type;	/* salg_type once bound (afd_set_type) */
 	int nl_peer;		/* NETLINK_CRYPTO: our end of the pair, else -1 */
 	int sndbuf;		/* sk_sndbuf as SO_SNDBUF set it; 0: not set */
 	/* The payload area for large transfers (shm.c): set up once, used
@@ -60,14 +87,25 @@ struct afd {
 	struct inproc_op *ipo;
 };
 
-struct afd *afd_get(int fd);	/* NULL when fd is not ours */
-int afd_track(int fd, bool op, const char *type);	/* a new socket */
+/* fd's socket with a reference the caller drops with afd_put(), or NULL
+ * when fd is not ours.  While the reference is held the entry stays this
+ * socket's, whatever another thread closes. */
+struct afd *afd_get(int fd);
+void afd_put(struct afd *a);
+/* Whether fd is ours at this instant (no reference: nothing to use). */
+bool afd_is_ours(int fd);
+/* A new socket of that kind on fd, with a reference for the caller
+ * (afd_put); NULL: no memory. */
+struct afd *afd_track(int fd, enum afd_kind kind);
+void afd_set_kind(struct afd *a, enum afd_kind kind);	/* once known (inherit.c, rfc.c) */
+void afd_set_type(struct afd *a, const char *salg_type);	/* at bind */
 void afd_share(int newfd, struct afd *a);	/* dup */
 void afd_untrack(int fd);
 /* An fd of the op socket served by ipo (inproc.c), or -1: a scan, for
  * fork and exec only. */
 int afd_find_fd_of_ipo(const struct inproc_op *ipo);
-/* Calls fn for every fd of ours (a scan: fork and exec only). */
+/* Calls fn for every fd of ours, holding a reference (a scan: fork and
+ * exec only). */
 void afd_for_each(void (*fn)(int fd, struct afd *a));
 
 /* Real libc entry points, resolved once. */
@@ -198,8 +236,8 @@ int inproc_revents(struct afd *a, short events);	/* < 0: moved */
 void inproc_sndbuf(struct afd *a, int bytes);
 void inproc_handover_all(void);
 void inproc_forget(struct afd *a);
-/* O_NONBLOCK on the fd (a system call: only where a call would wait). */
-bool shim_nonblocking(int fd);
+/* O_NONBLOCK on fd, a's: asked of the kernel once per socket (fdops.c). */
+bool shim_nonblocking(int fd, struct afd *a);
 
 /* inherit.c: adopts the algd connections a program inherited across
  * execve, which leaves the fd table empty.  Run once at load. */

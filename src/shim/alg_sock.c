@@ -1,0 +1,214 @@
+/* AF_ALG sockets: bind() and accept() through algd, the calls AF_ALG's
+ * proto_ops leave to sock_no_*, ioctl and poll, and the operation tables of
+ * transform and op sockets, in the ordinary mode and RFC mode (rfc.c). */
+#include "interpose.h"
+
+#include <fcntl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <linux/if_alg.h>
+#include <linux/sockios.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+/* move_addr_to_kernel(), then alg_bind(). */
+int alg_bind(int fd, struct afd *a, const struct sockaddr *addr, socklen_t len)
+{
+	uint8_t sa[SOCKADDR_STORAGE + 1];
+	if ((int)len < 0 || len > SOCKADDR_STORAGE)
+		return fail(EINVAL);
+	if (copy_in(sa, addr, len))
+		return fail(EFAULT);
+	const size_t head = offsetof(struct sockaddr_alg, salg_name);	/* 24 */
+	if (len < head + 1)
+		return fail(EINVAL);
+	struct ualg_bind b = { 0 };
+	memcpy(b.type, sa + 2, sizeof(b.type));
+	b.type[sizeof(b.type) - 1] = 0;
+	memcpy(&b.feat, sa + 16, 4);
+	memcpy(&b.mask, sa + 20, 4);
+	sa[len - 1] = 0;	/* salg_name[addr_len - sizeof(*sa) - 1] = 0 */
+	const char *name = (const char *)sa + head;
+	b.name_len = (uint32_t)strlen(name) + 1;
+	struct iovec parts[2] = { { &b, sizeof(b) }, { (void *)name, b.name_len } };
+	struct xact x = { .type = UALG_MSG_BIND, .parts = parts, .nparts = 2 };
+	int r = client_xact(a, fd, &x);
+	if (r < 0)
+		return fail(-r);
+	afd_set_type(a, (const char *)b.type);
+	inproc_bound(a);
+	return 0;
+}
+
+static int no_bind(int fd, struct afd *a, const struct sockaddr *addr, socklen_t len)
+{
+	(void)fd, (void)a, (void)addr, (void)len;
+	return fail(EOPNOTSUPP);	/* sock_no_bind */
+}
+
+int alg_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *alen, int flags)
+{
+	if (flags & ~(SOCK_CLOEXEC | SOCK_NONBLOCK))
+		return fail(EINVAL);
+	struct xact x = { .type = UALG_MSG_ACCEPT, .want_fd = true,
+			  .cloexec = flags & SOCK_CLOEXEC };
+	int r = client_xact(a, fd, &x);
+	if (r < 0)
+		return fail(-r);
+	if (x.rfd < 0)
+		return fail(EPROTO);
+	if ((flags & SOCK_NONBLOCK) && real.fcntl(x.rfd, F_SETFL, O_NONBLOCK)) {
+		real.close(x.rfd);
+		return fail(errno);
+	}
+	/* __sys_accept4_file() asks the new socket for its name, which AF_ALG
+	 * op sockets cannot give: the socket is dropped again. */
+	if (addr) {
+		(void)alen;
+		real.close(x.rfd);
+		return fail(ECONNABORTED);
+	}
+	struct afd *op = afd_track(x.rfd, a->rfc ? AFD_RFC_OP : AFD_OP);
+	if (!op) {
+		real.close(x.rfd);
+		return fail(ENOMEM);
+	}
+	op->type = a->type;
+	inproc_accepted(a, x.rfd, op);
+	afd_put(op);
+	return x.rfd;
+}
+
+static int no_listen(int fd, struct afd *a, int backlog)
+{
+	(void)fd, (void)a, (void)backlog;
+	return fail(EOPNOTSUPP);
+}
+
+static int rfc_sock_listen(int fd, struct afd *a, int backlog)
+{
+	(void)backlog;
+	return rfc_listen(fd, a);
+}
+
+static int no_getsockname(int fd, struct afd *a, struct sockaddr *addr, socklen_t *len)
+{
+	(void)fd, (void)a, (void)addr, (void)len;
+	return fail(EOPNOTSUPP);
+}
+
+static ssize_t rfc_sock_send(int fd, struct afd *a, const struct iovec *iov, size_t niov,
+			     size_t total, const struct shim_ctl *ctl, int flags)
+{
+	(void)total;
+	return rfc_send(fd, a, iov, niov, ctl, flags);
+}
+
+static ssize_t rfc_sock_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov,
+			     int flags, int *msg_flags)
+{
+	if (msg_flags)
+		*msg_flags = 0;
+	return rfc_recv(fd, a, iov, niov, flags);
+}
+
+/* ioctl() on an AF_ALG fd: do_vfs_ioctl() answers the file-level commands
+ * and sock_ioctl() a few socket-level ones itself (both act on the real fd
+ * as they would on the AF_ALG file); everything else reaches AF_ALG's
+ * sock_no_ioctl() (EOPNOTSUPP), and the timestamp requests find no
+ * gettstamp (ENOTTY). */
+static bool ioctl_is_generic(unsigned long cmd)
+{
+	switch (cmd) {
+	case FIOCLEX: case FIONCLEX: case FIONBIO: case FIOASYNC: case FIOQSIZE:
+	case FIGETBSZ: case FIFREEZE: case FITHAW: case FICLONE: case FICLONERANGE:
+	case FIDEDUPERANGE: case FS_IOC_FIEMAP:
+	case FIOSETOWN: case SIOCSPGRP: case FIOGETOWN: case SIOCGPGRP:
+	case SIOCGIFBR: case SIOCSIFBR: case SIOCBRADDBR: case SIOCBRDELBR:
+	case SIOCGIFVLAN: case SIOCSIFVLAN: case SIOCGSKNS:
+		return true;
+	default:
+		return (cmd >= SIOCDEVPRIVATE && cmd <= SIOCDEVPRIVATE + 15) ||
+		       (cmd >= 0x8B00 && cmd <= 0x8BFF);	/* wireless extensions */
+	}
+}
+
+static int alg_ioctl(int fd, struct afd *a, unsigned long cmd, void *arg)
+{
+	(void)a;
+	if (ioctl_is_generic(cmd))
+		return next.ioctl(fd, cmd, arg);
+	if (cmd == SIOCGSTAMP_OLD || cmd == SIOCGSTAMPNS_OLD || cmd == SIOCGSTAMP_NEW ||
+	    cmd == SIOCGSTAMPNS_NEW)
+		return fail(ENOTTY);
+	return fail(EOPNOTSUPP);
+}
+
+/* The mask sock_poll() gives an AF_ALG socket: algd knows its state. */
+short shim_alg_revents(int fd, struct afd *a, short events)
+{
+	if (a->ipo) {
+		int m = inproc_revents(a, events);
+		if (m >= 0)
+			return (short)m;
+	}
+	struct xact x = { .type = UALG_MSG_POLL };
+	int r = client_xact(a, fd, &x);
+
+	if (r < 0)
+		return POLLERR;
+	return (short)(r & (events | POLLERR | POLLHUP));
+}
+
+const struct afd_ops afd_tfm_ops = {
+	.bind = alg_bind,
+	.accept = alg_accept,
+	.listen = no_listen,
+	.getsockname = no_getsockname,
+	.setsockopt = alg_tfm_setsockopt,
+	.send = alg_send,	/* algd answers as the kernel's sock_no_sendmsg */
+	.recv = alg_recv,
+	.revents = shim_alg_revents,
+	.ioctl = alg_ioctl,
+};
+
+const struct afd_ops afd_op_ops = {
+	.bind = no_bind,
+	.accept = alg_accept,	/* a hash's clone */
+	.listen = no_listen,
+	.getsockname = no_getsockname,
+	.setsockopt = alg_op_setsockopt,
+	.send = alg_send,
+	.recv = alg_recv,
+	.revents = shim_alg_revents,
+	.ioctl = alg_ioctl,
+};
+
+/* RFC mode: the socket is a stream, listen() opens it to op sockets. */
+const struct afd_ops afd_rfc_tfm_ops = {
+	.bind = alg_bind,
+	.accept = alg_accept,
+	.listen = rfc_sock_listen,
+	.getsockname = no_getsockname,
+	.setsockopt = alg_rfc_setsockopt,
+	.send = rfc_sock_send,
+	.recv = rfc_sock_recv,
+	.revents = shim_alg_revents,
+	.ioctl = alg_ioctl,
+	.so_type = SOCK_STREAM,
+};
+
+const struct afd_ops afd_rfc_op_ops = {
+	.bind = no_bind,
+	.accept = alg_accept,
+	.listen = rfc_sock_listen,	/* EOPNOTSUPP, from rfc.c */
+	.getsockname = no_getsockname,
+	.setsockopt = alg_rfc_setsockopt,
+	.send = rfc_sock_send,
+	.recv = rfc_sock_recv,
+	.revents = shim_alg_revents,
+	.ioctl = alg_ioctl,
+	.so_type = SOCK_STREAM,
+};

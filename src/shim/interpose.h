@@ -1,0 +1,163 @@
+/* The interposed libc functions' internal interface.
+ *
+ * Every interposed function asks the fd table for the fd's socket
+ * (afd_get, with a reference); if there is none the real function runs
+ * with nothing else done.  For ours it calls the socket's operations
+ * (struct afd_ops), one table per kind of emulated fd:
+ *   alg_sock.c      transform and op sockets (bind, accept, setsockopt,
+ *                   ioctl) and their tables, with RFC mode's (rfc.c)
+ *   alg_io.c        their data path to algd: frames and the payload area
+ *   netlink_sock.c  NETLINK_CRYPTO sockets
+ * and the interposed functions live by concern:
+ *   next.c     the real functions (dlsym) and the shim's constructor
+ *   socket.c   socket, bind, accept, listen and the sock_no_* calls
+ *   sockopt.c  setsockopt, getsockopt (keyring.c: ALG_SET_KEY_BY_KEY_SERIAL)
+ *   transfer.c send, sendmsg, write, recv, recvmsg, read... and *mmsg
+ *   splice.c   splice, sendfile
+ *   poll.c     poll, ppoll, select, pselect
+ *   fdops.c    close, dup, fcntl, ioctl
+ */
+#ifndef UALG_INTERPOSE_H
+#define UALG_INTERPOSE_H
+
+#include "shim.h"
+
+#include <errno.h>
+#include <sys/types.h>
+
+#ifndef AF_ALG
+#define AF_ALG 38
+#endif
+#ifndef SOL_ALG
+#define SOL_ALG 279
+#endif
+
+#define EXPORT __attribute__((visibility("default")))
+#define SOCKADDR_STORAGE 128	/* sizeof(struct sockaddr_storage) */
+#define UIO_MAXIOV_ 1024
+#define UIO_FASTIOV_ 8
+
+/* The operations of one kind of emulated fd.  Each is called with a
+ * reference on a held; each sets errno and returns -1 on failure, as the
+ * libc function it serves. */
+struct afd_ops {
+	int (*bind)(int fd, struct afd *a, const struct sockaddr *addr, socklen_t len);
+	int (*accept)(int fd, struct afd *a, struct sockaddr *addr, socklen_t *alen, int flags);
+	int (*listen)(int fd, struct afd *a, int backlog);
+	int (*getsockname)(int fd, struct afd *a, struct sockaddr *addr, socklen_t *len);
+	/* Every level, SOL_SOCKET included. */
+	int (*setsockopt)(int fd, struct afd *a, int level, int optname, const void *val,
+			  socklen_t len);
+	/* iov is the caller's (read with copy_in); total its length, checked
+	 * (iov_total). */
+	ssize_t (*send)(int fd, struct afd *a, const struct iovec *iov, size_t niov, size_t total,
+			const struct shim_ctl *ctl, int flags);
+	/* msg_flags may be NULL. */
+	ssize_t (*recv)(int fd, struct afd *a, const struct iovec *iov, size_t niov, int flags,
+			int *msg_flags);
+	/* recvmsg()'s msg_name for a reply: fills name (len bytes there) and
+	 * returns its length; NULL: no address. */
+	socklen_t (*recv_name)(void *name, socklen_t len);
+	/* The poll mask (shim_alg_revents); NULL: the real socket's. */
+	short (*revents)(int fd, struct afd *a, short events);
+	/* An ioctl not FIONBIO (which fdops.c keeps for every kind). */
+	int (*ioctl)(int fd, struct afd *a, unsigned long cmd, void *arg);
+	int so_type;		/* getsockopt(SO_TYPE), or 0: the real socket's */
+};
+
+extern const struct afd_ops afd_tfm_ops, afd_op_ops, afd_rfc_tfm_ops, afd_rfc_op_ops,
+	afd_netlink_ops;
+
+/* r = call, then a's reference dropped, also when the thread is
+ * cancelled inside call (the emulated calls are cancellation points). */
+void afd_put_cleanup(void *a);
+#define AFD_HELD(a, r, call)                                    \
+	do {                                                    \
+		pthread_cleanup_push(afd_put_cleanup, (a));     \
+		(r) = (call);                                   \
+		pthread_cleanup_pop(1);                         \
+	} while (0)
+
+/* The real functions the interposed ones stand for (next.c); those of
+ * struct real_fns (shim.h) are in real. */
+typedef ssize_t (*read_fn)(int, void *, size_t);
+typedef ssize_t (*write_fn)(int, const void *, size_t);
+struct next_fns {
+	read_fn read;
+	write_fn write;
+	ssize_t (*readv)(int, const struct iovec *, int);
+	ssize_t (*writev)(int, const struct iovec *, int);
+	ssize_t (*send)(int, const void *, size_t, int);
+	ssize_t (*sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+	ssize_t (*sendmsg)(int, const struct msghdr *, int);
+	ssize_t (*recv)(int, void *, size_t, int);
+	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
+	ssize_t (*recvmsg)(int, struct msghdr *, int);
+	int (*accept)(int, struct sockaddr *, socklen_t *);
+	int (*accept4)(int, struct sockaddr *, socklen_t *, int);
+	int (*connect)(int, const struct sockaddr *, socklen_t);
+	int (*listen)(int, int);
+	int (*getsockname)(int, struct sockaddr *, socklen_t *);
+	int (*getpeername)(int, struct sockaddr *, socklen_t *);
+	int (*shutdown)(int, int);
+	ssize_t (*splice)(int, loff_t *, int, loff_t *, size_t, unsigned);
+	ssize_t (*sendfile)(int, int, off_t *, size_t);
+	int (*sendmmsg)(int, struct mmsghdr *, unsigned, int);
+	int (*ioctl)(int, unsigned long, ...);
+	int (*recvmmsg)(int, struct mmsghdr *, unsigned, int, struct timespec *);
+};
+extern struct next_fns next;
+
+static inline int fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+static inline ssize_t sfail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+/* transfer.c: the caller's iovec array checked as the kernel checks it:
+ * 0, -EMSGSIZE or -EINVAL; *total capped at MAX_RW_COUNT. */
+int iov_total(const struct iovec *iov, size_t n, size_t *total);
+/* A send or a receive through the socket's operations, iov_total()'s
+ * checks first for a send. */
+ssize_t afd_send(int fd, struct afd *a, const struct iovec *iov, size_t niov,
+		 const struct shim_ctl *ctl, int flags);
+
+/* alg_sock.c, for the AF_ALG tables. */
+int alg_bind(int fd, struct afd *a, const struct sockaddr *addr, socklen_t len);
+int alg_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *alen, int flags);
+
+/* sockopt.c: setsockopt() of a transform socket, an op socket and an RFC
+ * mode socket (SO_SNDBUF kept for algd, other SOL_SOCKET options on the
+ * real socket). */
+int alg_tfm_setsockopt(int fd, struct afd *a, int level, int optname, const void *val,
+		       socklen_t len);
+int alg_op_setsockopt(int fd, struct afd *a, int level, int optname, const void *val,
+		      socklen_t len);
+int alg_rfc_setsockopt(int fd, struct afd *a, int level, int optname, const void *val,
+		       socklen_t len);
+
+/* netlink_sock.c: socket(AF_NETLINK, type, NETLINK_CRYPTO). */
+int netlink_sock_create(int type);
+
+/* alg_io.c: the AF_ALG data path to algd, for the op tables. */
+ssize_t alg_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, size_t total,
+		 const struct shim_ctl *ctl, int flags);
+ssize_t alg_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov, int flags,
+		 int *msg_flags);
+/* One sendmsg() of the first n bytes of a's payload area (splice.c). */
+ssize_t alg_send_area(int fd, struct afd *a, size_t n, int flags);
+
+/* keyring.c: ALG_SET_KEY_BY_KEY_SERIAL's key read from the caller's
+ * keyrings: 0 with the payload in *out (the caller wipes and frees it), or
+ * a positive errno; *by_name when the key is a "ualg:NAME" reference and
+ * *out holds NAME. */
+int read_key_by_serial(const void *val, socklen_t len, uint8_t **out, size_t *outlen,
+		       bool *by_name);
+
+#endif

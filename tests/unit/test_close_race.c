@@ -1,0 +1,190 @@
+/* close() of an emulated socket while other threads are inside calls on
+ * it, run under ualg-run: the calls in progress end (done, or EBADF from
+ * the closed fd), later ones find the fd closed, and the shim never uses
+ * the closed socket's memory.  Memory the shim released too early would be
+ * the memory this test scribbles over right after each close (same thread,
+ * every small size, so malloc hands the freed block back): the calls still
+ * in progress would then crash or fail.  Each round ends with a fresh
+ * socket's SHA-256 of "abc" (FIPS 180-2), on recycled memory.  TAP. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "afalg_util.h"
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ROUNDS 300
+#define THREADS 3
+#define SCRIBBLES 128	/* blocks of 16, 32, ... 2048 bytes */
+
+static const uint8_t sha256_abc[32] = {
+	0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
+	0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c, 0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad,
+};
+
+static int tests;
+static int failures;
+
+static void ok(int cond, const char *what)
+{
+	printf("%sok %d - %s\n", cond ? "" : "not ", ++tests, what);
+	failures += !cond;
+	fflush(stdout);
+}
+
+struct caller {
+	int fd;
+	unsigned id;
+	atomic_bool started;
+	long calls;
+	int bad_errno;		/* a failure other than the fd being gone */
+	ssize_t bad_result;	/* a success of another length */
+};
+
+/* Hash data, MSG_MORE, through send, write and sendmsg in turn, until the
+ * fd is gone. */
+static void *call_until_closed(void *arg)
+{
+	struct caller *c = arg;
+	uint8_t buf[512];
+	memset(buf, (int)c->id, sizeof(buf));
+	for (long i = 0;; i++) {
+		ssize_t n;
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+		switch (i % 3) {
+		case 0: n = send(c->fd, buf, sizeof(buf), MSG_MORE); break;
+		case 1: n = sendmsg(c->fd, &m, MSG_MORE); break;
+		default: n = write(c->fd, buf, sizeof(buf)); break;	/* ends the message: fine */
+		}
+		c->calls++;
+		atomic_store(&c->started, true);
+		if (n < 0) {
+			/* The fd closed under a call in progress (its
+			 * connection to algd with it): EBADF, or the end of
+			 * the connection. */
+			if (errno != EBADF && errno != ECONNRESET && errno != EPIPE)
+				c->bad_errno = errno;
+			return NULL;
+		}
+		if (n != (ssize_t)sizeof(buf)) {
+			c->bad_result = n;
+			return NULL;
+		}
+	}
+}
+
+static bool digest_of_abc_ok(void)
+{
+	uint8_t md[32];
+	int o = afalg_op_socket("hash", "sha256", NULL, 0, NULL);
+	if (o < 0)
+		return false;
+	bool good = send(o, "abc", 3, 0) == 3 && read(o, md, sizeof(md)) == sizeof(md) &&
+		    !memcmp(md, sha256_abc, sizeof(md));
+	close(o);
+	return good;
+}
+
+static void sleep_ns(long ns)
+{
+	struct timespec ts = { 0, ns };
+	nanosleep(&ts, NULL);
+}
+
+int main(void)
+{
+	alarm(240);
+	int rounds_done = 0, recycled_ok = 0, bad_errno = 0;
+	ssize_t bad_result = 0;
+	long calls = 0;
+	bool closed_stays_closed = true;
+	unsigned seed = 1;
+
+	for (int round = 0; round < ROUNDS; round++) {
+		int o = afalg_op_socket("hash", "sha256", NULL, 0, NULL);
+		if (o < 0)
+			break;
+		struct caller c[THREADS];
+		pthread_t t[THREADS];
+		int started = 0;
+		for (int i = 0; i < THREADS; i++) {
+			c[i] = (struct caller){ .fd = o, .id = (unsigned)i + 1 };
+			if (!pthread_create(&t[i], NULL, call_until_closed, &c[i]))
+				started++;
+			else
+				break;
+		}
+		for (int i = 0; i < started; i++)
+			while (!atomic_load(&c[i].started))
+				sched_yield();
+		sleep_ns((long)(rand_r(&seed) % 200) * 1000);
+		close(o);
+		/* Memory a too early release handed back to malloc, written
+		 * over while the calls may still be inside. */
+		void *scribble[SCRIBBLES];
+		for (int i = 0; i < SCRIBBLES; i++)
+			if ((scribble[i] = malloc((size_t)(i + 1) * 16)))
+				memset(scribble[i], 0xa5, (size_t)(i + 1) * 16);
+		for (int i = 0; i < started; i++) {
+			pthread_join(t[i], NULL);
+			calls += c[i].calls;
+			bad_errno = bad_errno ? bad_errno : c[i].bad_errno;
+			bad_result = bad_result ? bad_result : c[i].bad_result;
+		}
+		for (int i = 0; i < SCRIBBLES; i++)
+			free(scribble[i]);
+		if (started != THREADS)
+			break;
+		errno = 0;
+		if (send(o, "x", 1, 0) != -1 || errno != EBADF)
+			closed_stays_closed = false;
+		recycled_ok += digest_of_abc_ok();
+		rounds_done++;
+	}
+	char what[200];
+	snprintf(what, sizeof(what), "%d rounds of close() under %d threads calling (%ld calls)",
+		 rounds_done, THREADS, calls);
+	ok(rounds_done == ROUNDS, what);
+	snprintf(what, sizeof(what), "calls in progress end done or EBADF/ECONNRESET/EPIPE (errno %d, result %zd)",
+		 bad_errno, bad_result);
+	ok(!bad_errno && !bad_result, what);
+	ok(closed_stays_closed, "after close() and the calls ended, send() on the fd is EBADF");
+	snprintf(what, sizeof(what), "a new socket after each round hashes \"abc\" right (%d of %d)",
+		 recycled_ok, rounds_done);
+	ok(rounds_done && recycled_ok == rounds_done, what);
+
+	/* close() of one fd of a dup()ed socket leaves the other working,
+	 * with a call in progress on it. */
+	int o = afalg_op_socket("hash", "sha256", NULL, 0, NULL), d = o >= 0 ? dup(o) : -1;
+	struct caller c = { .fd = d, .id = 9 };
+	pthread_t t;
+	bool dup_ok = d >= 0 && !pthread_create(&t, NULL, call_until_closed, &c);
+	if (dup_ok) {
+		while (!atomic_load(&c.started))
+			sched_yield();
+		close(o);
+		uint8_t md[32];
+		sleep_ns(1000000);
+		close(d);
+		pthread_join(t, NULL);
+		int o2 = afalg_op_socket("hash", "sha256", NULL, 0, NULL), d2 = o2 >= 0 ? dup(o2) : -1;
+		close(o2);
+		dup_ok = !c.bad_errno && !c.bad_result && d2 >= 0 && send(d2, "abc", 3, 0) == 3 &&
+			 read(d2, md, sizeof(md)) == sizeof(md) && !memcmp(md, sha256_abc, sizeof(md));
+		close(d2);
+	}
+	ok(dup_ok, "close() of one fd of a dup()ed socket: the other goes on, also under a thread's calls");
+
+	printf("1..%d\n", tests);
+	return failures != 0;
+}
