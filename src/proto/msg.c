@@ -274,6 +274,30 @@ int ualg_decode_key_list_reply(int32_t result, size_t len)
 	return result > 0 && len != (size_t)result * sizeof(struct ualg_key_rec) ? -1 : 0;
 }
 
+int ualg_decode_afalg_reply(uint16_t type, int32_t result, size_t len, size_t cap)
+{
+	if (len > cap)
+		return -1;
+	if (result < 0)
+		return len == 0 ? 0 : -1;
+	switch (type) {
+	case UALG_MSG_SHM_SETUP: return len == sizeof(struct ualg_shm_setup_reply) ? 0 : -1;
+	case UALG_MSG_ENGINE: return len == sizeof(struct ualg_engine_info) ? 0 : -1;
+	case UALG_MSG_DESCRIBE: return len == sizeof(struct ualg_describe) ? 0 : -1;
+	case UALG_MSG_RFC_READ: return (size_t)result == len ? 0 : -1;
+	case UALG_MSG_RECV:
+		return (size_t)result == len || (len == cap && (size_t)result > len) ? 0 : -1;
+	default: return len == 0 ? 0 : -1;
+	}
+}
+
+int ualg_decode_describe(const void *body, size_t len, struct ualg_describe *out)
+{
+	if (exact(body, len, out, sizeof(*out)))
+		return -1;
+	return has_nul(out->type, sizeof(out->type)) ? 0 : -1;
+}
+
 int ualg_decode_fixed_reply(int32_t result, size_t len, size_t size)
 {
 	return result >= 0 && len != size ? -1 : 0;

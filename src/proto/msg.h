@@ -190,6 +190,20 @@ int ualg_decode_alg_reply(uint16_t type, int32_t result, size_t len);
  * 0, the end, or an error is not checked further). */
 int ualg_decode_key_list_reply(int32_t result, size_t len);
 
+/* The replies of an AF_ALG socket's requests (the shim's client.c), whose
+ * body went into cap bytes of buffer: at most cap bytes; on an error
+ * (result < 0) none; on success SHM_SETUP a struct ualg_shm_setup_reply,
+ * ENGINE a struct ualg_engine_info, DESCRIBE a struct ualg_describe,
+ * RFC_READ exactly result bytes, RECV exactly result bytes or, for an
+ * answer longer than a frame, a full buffer (cap bytes, result more);
+ * every other reply no body.  The header's type and flags are the
+ * caller's to check. */
+int ualg_decode_afalg_reply(uint16_t type, int32_t result, size_t len, size_t cap);
+
+/* DESCRIBE's reply body: exactly a struct ualg_describe whose type[]
+ * holds a NUL. */
+int ualg_decode_describe(const void *body, size_t len, struct ualg_describe *out);
+
 /* A reply whose success carries one fixed struct of size bytes (RING_SETUP:
  * struct ualg_ring_setup_reply, RING_OPEN: struct ualg_ring_tfm_info,
  * SHM_SETUP: struct ualg_shm_setup_reply, DESCRIBE: struct ualg_describe,

@@ -474,6 +474,26 @@ static void test_replies(void)
 	   ualg_decode_key_list_reply(0, 0) == 0 && ualg_decode_key_list_reply(-1, 0) == 0,
 	   "KEY_LIST reply: result records");
 
+	const size_t eng = sizeof(struct ualg_engine_info);
+	ok(ualg_decode_afalg_reply(UALG_MSG_ENGINE, 0, eng, eng) == 0 &&
+	   ualg_decode_afalg_reply(UALG_MSG_ENGINE, 0, eng - 1, eng) == -1 &&
+	   ualg_decode_afalg_reply(UALG_MSG_ENGINE, -1, 1, eng) == -1 &&
+	   ualg_decode_afalg_reply(UALG_MSG_ENGINE, -1, 0, eng) == 0, "ENGINE reply: the struct, none on error");
+	ok(ualg_decode_afalg_reply(UALG_MSG_RECV, 10, 10, 100) == 0 &&
+	   ualg_decode_afalg_reply(UALG_MSG_RECV, 10, 9, 100) == -1 &&
+	   ualg_decode_afalg_reply(UALG_MSG_RECV, 200, 100, 100) == 0 &&
+	   ualg_decode_afalg_reply(UALG_MSG_RECV, 200, 99, 100) == -1 &&
+	   ualg_decode_afalg_reply(UALG_MSG_RECV, 10, 101, 100) == -1, "RECV reply: result bytes, or a full buffer");
+	ok(ualg_decode_afalg_reply(UALG_MSG_RFC_READ, 5, 5, 100) == 0 &&
+	   ualg_decode_afalg_reply(UALG_MSG_RFC_READ, 6, 5, 100) == -1 &&
+	   ualg_decode_afalg_reply(UALG_MSG_BIND, 0, 0, 100) == 0 &&
+	   ualg_decode_afalg_reply(UALG_MSG_BIND, 0, 1, 100) == -1, "RFC_READ reply: result bytes; BIND: none");
+	struct ualg_describe d = { .type = "hash" }, out;
+	ok(ualg_decode_describe(&d, sizeof(d), &out) == 0 && !strcmp((char *)out.type, "hash") &&
+	   ualg_decode_describe(&d, sizeof(d) - 1, &out) == -1, "DESCRIBE reply: exactly the struct");
+	memset(d.type, 'x', sizeof(d.type));
+	ok(ualg_decode_describe(&d, sizeof(d), &out) == -1, "DESCRIBE reply: a type without NUL is refused");
+
 	const size_t sr = sizeof(struct ualg_ring_setup_reply);
 	ok(ualg_decode_fixed_reply(0, sr, sr) == 0 && ualg_decode_fixed_reply(0, sr - 1, sr) == -1 &&
 	   ualg_decode_fixed_reply(5, sr + 1, sr) == -1 && ualg_decode_fixed_reply(-22, 0, sr) == 0,
