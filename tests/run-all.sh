@@ -24,6 +24,7 @@ SUITES="
 core			unit
 ipsecmb			unit
 kabi			unit
+proto			unit
 seccomp			security
 samples			samples
 diff-hash-skcipher	diff
@@ -162,6 +163,7 @@ suite_core() { tap "core unit tests" core $TEST_WRAP "$B/tests/test-core"; }
 # these use.
 suite_ipsecmb() { tap "intel-ipsec-mb drivers against OpenSSL's" ipsecmb "$B/tests/test-ipsecmb"; }
 suite_kabi() { tap "the kernel's argument checks (src/kabi)" kabi $TEST_WRAP "$B/tests/test-kabi"; }
+suite_proto() { tap "the message decoders (src/proto/msg.c)" proto $TEST_WRAP "$B/tests/test-proto"; }
 suite_seccomp() { tap "algd's seccomp filter" seccomp "$B/tests/test-seccomp"; }
 
 # The seed's samples print standard values: SHA-1("abc") (FIPS 180-2) and

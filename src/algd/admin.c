@@ -4,6 +4,7 @@
 #include "admin.h"
 #include "config.h"
 #include "crypto.h"
+#include "msg.h"
 #include "proto.h"
 
 #include <errno.h>
@@ -205,11 +206,7 @@ int admin_request(uint16_t type, const uint8_t *body, size_t len, bool privilege
 	struct ualg_alg_req q;
 
 	*outlen = 0;
-	if (len != sizeof(q))
-		return ADMIN_BAD_FRAME;
-	memcpy(&q, body, sizeof(q));
-	if (!memchr(q.name, 0, sizeof(q.name)) || !memchr(q.driver, 0, sizeof(q.driver)) ||
-	    (q.flags & ~UALG_ALG_REQ_FLAGS_ALL) || q.reserved)
+	if (ualg_decode_alg_req(body, len, &q))
 		return ADMIN_BAD_FRAME;
 	if (type == UALG_MSG_ALG_GET)
 		return do_get(&q, out, outlen);

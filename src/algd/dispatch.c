@@ -13,6 +13,7 @@
 #include "transfer.h"
 #include "wait.h"
 #include "kabi.h"
+#include "msg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -59,10 +60,7 @@ static int on_hello(struct conn *c, const uint8_t *body, size_t len)
 {
 	struct ualg_hello h;
 
-	if (c->greeted || len != sizeof(h))
-		return -1;
-	memcpy(&h, body, sizeof(h));
-	if (h.magic != UALG_PROTO_MAGIC || h.role != UALG_ROLE_AFALG)
+	if (c->greeted || ualg_decode_hello(body, len, &h))
 		return -1;
 	if (h.version != UALG_PROTO_VERSION) {
 		conn_reply(c, UALG_MSG_HELLO, 0, -EPROTONOSUPPORT, NULL, 0, -1);
@@ -74,16 +72,12 @@ static int on_hello(struct conn *c, const uint8_t *body, size_t len)
 
 static int on_bind(struct conn *c, const uint8_t *body, size_t len)
 {
-	struct ualg_bind b;
+	struct ualg_bind_msg m;
 
-	if (len < sizeof(b))
+	if (ualg_decode_bind(body, len, &m))
 		return -1;
-	memcpy(&b, body, sizeof(b));
-	const char *name = (const char *)body + sizeof(b);
-	if (b.reserved || b.name_len == 0 || b.name_len > UALG_BIND_NAME_MAX ||
-	    len != sizeof(b) + b.name_len || memchr(b.type, 0, sizeof(b.type)) == NULL ||
-	    strnlen(name, b.name_len) != b.name_len - 1)
-		return -1;
+	const struct ualg_bind b = m.hdr;
+	const char *name = m.name;
 	const bool ruled = policy_has_alg_rules();
 	int r = afalg_bind(c->sk, (const char *)b.type, b.feat, b.mask, name, ruled ? &c->who : NULL);
 	log_verbose(2, "bind %s %s: %d", b.type, name, r);
@@ -92,19 +86,14 @@ static int on_bind(struct conn *c, const uint8_t *body, size_t len)
 
 static int on_setsockopt(struct conn *c, const uint8_t *body, size_t len)
 {
-	struct ualg_sockopt o;
+	struct ualg_sockopt_msg m;
 
-	if (len < sizeof(o))
+	if (ualg_decode_sockopt(body, len, &m))
 		return -1;
-	memcpy(&o, body, sizeof(o));
-	if (o.vallen >= UALG_SOCKOPT_MAX || len != sizeof(o) + o.vallen || o.keyref_err > 4095 ||
-	    (o.keyref_err && (o.vallen || o.optname != ALG_SET_KEY_BY_KEY_SERIAL)) ||
-	    (o.flags & ~UALG_SOCKOPT_FLAGS_ALL) || (o.flags && o.vallen) ||
-	    (o.vallen && o.vallen != o.optlen && o.optname != ALG_SET_KEY_BY_KEY_SERIAL))
-		return -1;
+	const struct ualg_sockopt o = m.hdr;
 	const bool by_name = o.optname == UALG_SET_KEY_BY_NAME;
 	const struct afalg_optval v = {
-		.data = body + sizeof(o), .len = o.vallen, .optlen = o.optlen,
+		.data = m.value, .len = o.vallen, .optlen = o.optlen,
 		.too_big = o.flags & UALG_SOCKOPT_TOOBIG, .fault = o.flags & UALG_SOCKOPT_FAULT,
 		.keyref_err = o.keyref_err,
 		.caller = by_name ? &c->who : NULL,
@@ -118,7 +107,7 @@ static int on_accept(struct conn *c, size_t len)
 	struct alg_sock *op = NULL;
 	int sv[2];
 
-	if (len != 0)
+	if (ualg_decode_empty(len))
 		return -1;
 	/* Its fd table is full, as far as algd goes; or algd holds as many
 	 * fds for the uid as it may. */
@@ -155,7 +144,7 @@ static int on_accept(struct conn *c, size_t len)
 
 static int on_poll(struct conn *c, size_t len)
 {
-	if (len)
+	if (ualg_decode_empty(len))
 		return -1;
 	return conn_reply(c, UALG_MSG_POLL, 0, (int32_t)afalg_poll(c->sk), NULL, 0, -1) ? -1 : 0;
 }
@@ -185,7 +174,7 @@ static int on_describe(struct conn *c, size_t len)
 {
 	struct ualg_describe d = { 0 };
 
-	if (len)
+	if (ualg_decode_empty(len))
 		return -1;
 	if (c->sk->connected)
 		d.flags |= UALG_DESCRIBE_OP;
@@ -203,7 +192,7 @@ static int on_engine(struct conn *c, uint16_t type, const uint8_t *body, size_t 
 {
 	struct ualg_engine_info info;
 	if (type == UALG_MSG_ENGINE) {
-		if (len)
+		if (ualg_decode_empty(len))
 			return -1;
 		engine_ctl_info(c->sk, &info);
 		return conn_reply(c, type, 0, 0, &info, sizeof(info), -1) ? -1 : 0;
@@ -216,9 +205,8 @@ static int on_sndbuf(const struct dispatcher *d, struct conn *c, const uint8_t *
 {
 	struct ualg_sndbuf b;
 
-	if (len != sizeof(b))
+	if (ualg_decode_sndbuf(body, len, &b))
 		return -1;
-	memcpy(&b, body, sizeof(b));
 	/* What sock_setsockopt() can have made of any value: at most twice
 	 * net.core.wmem_max, at least SOCK_MIN_SNDBUF. */
 	c->sk->sndbuf = b.bytes > 2 * d->wmem_max ? 2 * d->wmem_max
@@ -230,7 +218,7 @@ static int on_sndbuf(const struct dispatcher *d, struct conn *c, const uint8_t *
 
 static int on_rfc_mode(struct conn *c, uint16_t type, size_t len)
 {
-	if (len)
+	if (ualg_decode_empty(len))
 		return -1;
 	int r = type == UALG_MSG_RFC_MODE ? afalg_rfc_mode(c->sk) : afalg_rfc_listen(c->sk);
 	return conn_reply(c, type, 0, r, NULL, 0, -1) ? -1 : 0;
@@ -239,16 +227,13 @@ static int on_rfc_mode(struct conn *c, uint16_t type, size_t len)
 static int on_rfc_io(struct dispatcher *d, struct conn *c, uint16_t type, const uint8_t *body,
 		     size_t len)
 {
-	struct ualg_rfc_io m;
+	struct ualg_rfc_io_msg io;
 
-	if (len < sizeof(m))
+	if (ualg_decode_rfc_io(body, len, type, &io))
 		return -1;
-	memcpy(&m, body, sizeof(m));
-	if (m.len > UALG_DATA_MAX || (m.flags & ~UALG_RFC_FLAGS_ALL) ||
-	    (type == UALG_MSG_RFC_READ ? m.flags || len != sizeof(m) : len != sizeof(m) + m.len))
-		return -1;
+	const struct ualg_rfc_io m = io.hdr;
 	if (type == UALG_MSG_RFC_WRITE) {
-		int r = afalg_rfc_write(c->sk, body + sizeof(m), m.len, m.flags & UALG_RFC_MORE,
+		int r = afalg_rfc_write(c->sk, io.data, m.len, m.flags & UALG_RFC_MORE,
 					m.flags & UALG_RFC_OOB);
 		return conn_reply(c, type, 0, r, NULL, 0, -1) ? -1 : 0;
 	}

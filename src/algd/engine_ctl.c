@@ -4,6 +4,7 @@
 #include "engine_ctl.h"
 #include "algd_afalg.h"
 #include "config.h"
+#include "msg.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -57,17 +58,17 @@ int engine_ctl_info(const struct alg_sock *op, struct ualg_engine_info *out)
 /* Returns the request's result, or -1 for a frame that does not parse. */
 int engine_ctl_adopt(struct alg_sock *op, const uint8_t *body, size_t len)
 {
-	struct ualg_adopt m;
+	struct ualg_adopt_msg am;
 
-	if (len < sizeof(m))
+	if (ualg_decode_adopt(body, len, &am)) {
+		ualg_wipe(&am, sizeof(am));
 		return -1;
-	memcpy(&m, body, sizeof(m));
-	if ((m.flags & ~UALG_ADOPT_PART) || m.keylen > UALG_KEY_BYTES_MAX || m.len > len ||
-	    len - sizeof(m) != (size_t)m.keylen + m.len || !memchr(m.driver, 0, sizeof(m.driver)))
-		return -1;
-	const uint8_t *key = body + sizeof(m);
+	}
+	const uint8_t *key = am.key, *data = am.data;
+	struct ualg_adopt m = am.hdr;
+	ualg_wipe(&am.hdr, sizeof(am.hdr));
 	struct afalg_state st = { .flags = m.state, .op = m.op, .assoclen = m.assoclen,
-				  .data = (uint8_t *)key + m.keylen, .len = m.len };
+				  .data = (uint8_t *)data, .len = m.len };
 	_Static_assert(sizeof(m.iv) == sizeof(st.iv) && sizeof(m.result) == sizeof(st.result),
 		       "ualg_adopt matches afalg_state");
 	memcpy(st.iv, m.iv, sizeof(st.iv));

@@ -5,6 +5,7 @@
  * there is no lock. */
 #include "keystore.h"
 #include "policy.h"
+#include "msg.h"
 #include "proto.h"
 
 #include <errno.h>
@@ -99,18 +100,14 @@ static void key_free(struct key *k)
 
 static int do_add(const uint8_t *body, size_t len)
 {
-	struct ualg_key_add a;
+	struct ualg_key_add_msg m;
 
-	if (len < sizeof(a))
+	if (ualg_decode_key_add(body, len, &m))
 		return KEYSTORE_BAD_FRAME;
-	memcpy(&a, body, sizeof(a));
-	if (a.reserved || a.name_len > UALG_KEY_NAME_MAX || a.allow_len > UALG_KEY_ALLOW_MAX ||
-	    a.key_len > UALG_KEY_BYTES_MAX ||
-	    len != sizeof(a) + (size_t)a.name_len + a.allow_len + a.key_len)
-		return KEYSTORE_BAD_FRAME;
-	const char *name = (const char *)body + sizeof(a);
-	const char *allow = name + a.name_len;
-	const uint8_t *bytes = (const uint8_t *)allow + a.allow_len;
+	const struct ualg_key_add a = m.hdr;
+	const char *name = m.name;
+	const char *allow = m.allow;
+	const uint8_t *bytes = m.key;
 	struct policy p = { 0 };
 	if (!valid_name(name, a.name_len) || a.key_len == 0 ||
 	    policy_parse_ids(&p, allow, a.allow_len))
@@ -138,14 +135,12 @@ static int do_add(const uint8_t *body, size_t len)
 
 static int do_del(const uint8_t *body, size_t len)
 {
-	struct ualg_key_name q;
+	struct ualg_key_name_msg m;
 
-	if (len < sizeof(q))
+	if (ualg_decode_key_name(body, len, &m))
 		return KEYSTORE_BAD_FRAME;
-	memcpy(&q, body, sizeof(q));
-	if (q.reserved || q.name_len > UALG_KEY_NAME_MAX || len != sizeof(q) + q.name_len)
-		return KEYSTORE_BAD_FRAME;
-	const char *name = (const char *)body + sizeof(q);
+	const struct ualg_key_name q = m.hdr;
+	const char *name = m.name;
 	if (!valid_name(name, q.name_len))
 		return -EINVAL;
 	bool found;
@@ -165,10 +160,7 @@ static int do_list(const uint8_t *body, size_t len, uint8_t *out, size_t outsize
 	struct ualg_key_list_req q;
 	int n = 0;
 
-	if (len != sizeof(q))
-		return KEYSTORE_BAD_FRAME;
-	memcpy(&q, body, sizeof(q));
-	if (q.reserved)
+	if (ualg_decode_key_list_req(body, len, &q))
 		return KEYSTORE_BAD_FRAME;
 	for (size_t i = q.start; i < nkeys && (size_t)(n + 1) * sizeof(struct ualg_key_rec) <= outsize;
 	     i++, n++) {
@@ -193,11 +185,11 @@ int keystore_request(uint16_t type, const uint8_t *body, size_t len, bool admin,
 	case UALG_MSG_KEY_LIST:
 		return do_list(body, len, out, outsize, outlen);
 	case UALG_MSG_KEY_ADD:
-		if (len < sizeof(struct ualg_key_add))
+		if (ualg_decode_key_fixed(type, len))
 			return KEYSTORE_BAD_FRAME;
 		return admin ? do_add(body, len) : -EPERM;
 	case UALG_MSG_KEY_DEL:
-		if (len < sizeof(struct ualg_key_name))
+		if (ualg_decode_key_fixed(type, len))
 			return KEYSTORE_BAD_FRAME;
 		return admin ? do_del(body, len) : -EPERM;
 	}

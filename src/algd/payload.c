@@ -1,6 +1,7 @@
 /* The payload area and notify counter a connection shares with its client
  * (see payload.h). */
 #include "payload.h"
+#include "msg.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ int payload_setup(struct conn *c, size_t len)
 	struct ualg_shm_setup_reply rep = { UALG_SHM_SIZE };
 	void *map;
 
-	if (len)
+	if (ualg_decode_empty(len))
 		return -1;
 	if (!c->sk->connected)
 		return conn_reply(c, UALG_MSG_SHM_SETUP, 0, -EOPNOTSUPP, NULL, 0, -1) ? -1 : 0;
@@ -87,7 +88,7 @@ int notify_setup(struct conn *c, size_t len)
 {
 	void *map;
 
-	if (len)
+	if (ualg_decode_empty(len))
 		return -1;
 	if (!ualg_budget_charge(&c->cl->acct->mem, UALG_NOTIFY_SIZE))
 		return conn_reply(c, UALG_MSG_NOTIFY_SETUP, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;

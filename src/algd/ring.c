@@ -4,7 +4,10 @@
 #include "ring_impl.h"
 #include "keystore.h"
 #include "policy.h"
+#include "msg.h"
 #include "proto.h"
+
+_Static_assert(UALG_KEY_BYTES_MAX == UALG_MAX_KEYSIZE, "RING_SETKEY's limit is the core's");
 
 #include <errno.h>
 #include <fcntl.h>
@@ -121,10 +124,7 @@ static int on_setup(struct ring **ringp, int fd, struct account *acct, const uin
 	struct ualg_ring_setup_reply rep = { 0 };
 	int err = 0;
 
-	if (len != sizeof(s))
-		return -1;
-	memcpy(&s, body, sizeof(s));
-	if (s.reserved)
+	if (ualg_decode_ring_setup(body, len, &s))
 		return -1;
 	if (*ringp)
 		return reply(fd, UALG_MSG_RING_SETUP, -EBUSY, NULL, 0, -1) ? -1 : 0;
@@ -218,18 +218,12 @@ static int open_tfm(struct ring *r, const struct key_caller *who, const char *ty
 static int on_open(struct ring *r, int fd, const struct key_caller *who, const uint8_t *body,
 		   size_t len)
 {
-	struct ualg_ring_open o;
+	struct ualg_ring_open_msg o;
 	struct ualg_ring_tfm_info info = { 0 };
 
-	if (len < sizeof(o))
+	if (ualg_decode_ring_open(body, len, &o))
 		return -1;
-	memcpy(&o, body, sizeof(o));
-	const char *name = (const char *)body + sizeof(o);
-	if (o.reserved || o.name_len == 0 || o.name_len > UALG_BIND_NAME_MAX ||
-	    len != sizeof(o) + o.name_len || !memchr(o.type, 0, sizeof(o.type)) ||
-	    strnlen(name, o.name_len) != o.name_len - 1)
-		return -1;
-	int id = r ? open_tfm(r, who, (const char *)o.type, name, &info) : -ENXIO;
+	int id = r ? open_tfm(r, who, (const char *)o.hdr.type, o.name, &info) : -ENXIO;
 	return reply(fd, UALG_MSG_RING_OPEN, id, &info, id >= 0 ? sizeof(info) : 0, -1) ? -1 : 0;
 }
 
@@ -243,20 +237,18 @@ static int tfm_id_check(const struct ring *r, uint32_t id)
 
 static int on_setkey(struct ring *r, int fd, const uint8_t *body, size_t len)
 {
-	struct ualg_ring_setkey k;
+	struct ualg_ring_setkey_msg km;
 	int err;
 
-	if (len < sizeof(k))
+	if (ualg_decode_ring_setkey(body, len, &km))
 		return -1;
-	memcpy(&k, body, sizeof(k));
-	if (k.keylen > UALG_MAX_KEYSIZE || len != sizeof(k) + k.keylen)
-		return -1;
+	const struct ualg_ring_setkey k = km.hdr;
 	err = tfm_id_check(r, k.tfm);
 	if (!err && !ualg_tfm_has_setkey(r->tfms[k.tfm].tfm))
 		err = -ENOPROTOOPT;
 	if (!err) {
 		ctl_lock(r);
-		err = ualg_tfm_setkey(r->tfms[k.tfm].tfm, body + sizeof(k), k.keylen);
+		err = ualg_tfm_setkey(r->tfms[k.tfm].tfm, km.key, k.keylen);
 		ctl_unlock(r);
 	}
 	return reply(fd, UALG_MSG_RING_SETKEY, err, NULL, 0, -1) ? -1 : 0;
@@ -267,17 +259,15 @@ static int on_setkey(struct ring *r, int fd, const uint8_t *body, size_t len)
 static int on_setkey_named(struct ring *r, int fd, const struct key_caller *who,
 			   const uint8_t *body, size_t len)
 {
-	struct ualg_ring_setkey_named k;
+	struct ualg_ring_setkey_named_msg km;
 
-	if (len < sizeof(k))
+	if (ualg_decode_ring_setkey_named(body, len, &km))
 		return -1;
-	memcpy(&k, body, sizeof(k));
-	if (k.name_len > UALG_KEY_NAME_MAX || len != sizeof(k) + k.name_len)
-		return -1;
+	const struct ualg_ring_setkey_named k = km.hdr;
 	int err = tfm_id_check(r, k.tfm);
 	struct key *key = NULL;
 	if (!err)
-		key = keystore_find((const char *)body + sizeof(k), k.name_len, who, &err);
+		key = keystore_find(km.name, k.name_len, who, &err);
 	if (key && !ualg_tfm_has_setkey(r->tfms[k.tfm].tfm))
 		err = -ENOPROTOOPT;
 	else if (key) {
@@ -302,9 +292,8 @@ static void close_tfm(struct ring *r, unsigned id)
 static int on_close(struct ring *r, int fd, const uint8_t *body, size_t len)
 {
 	struct ualg_ring_close c;
-	if (len != sizeof(c))
+	if (ualg_decode_ring_close(body, len, &c))
 		return -1;
-	memcpy(&c, body, sizeof(c));
 	int err = tfm_id_check(r, c.tfm);
 	if (!err)
 		close_tfm(r, c.tfm);
@@ -316,9 +305,8 @@ static int on_setauthsize(struct ring *r, int fd, const uint8_t *body, size_t le
 	struct ualg_ring_setauthsize a;
 	int err;
 
-	if (len != sizeof(a))
+	if (ualg_decode_ring_setauthsize(body, len, &a))
 		return -1;
-	memcpy(&a, body, sizeof(a));
 	err = tfm_id_check(r, a.tfm);
 	if (!err && r->tfms[a.tfm].type != UALG_ALG_AEAD)
 		err = -ENOPROTOOPT;

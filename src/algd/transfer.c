@@ -9,25 +9,17 @@
 int transfer_send(struct dispatcher *d, struct conn *c, const uint8_t *body, size_t len, bool shm,
 		  struct request *req)
 {
-	struct ualg_send m;
-	struct ualg_shm_ref ref;
+	struct ualg_send_msg sm;
 
-	if (len < sizeof(m))
+	if (ualg_decode_send(body, len, shm, &sm))
 		return -1;
-	memcpy(&m, body, sizeof(m));
-	if ((m.flags & ~UALG_SEND_FLAGS_ALL) || m.ivlen > UALG_IV_MAX ||
-	    len < sizeof(m) + m.ivlen || (!(m.flags & UALG_SEND_IV) && m.ivlen))
-		return -1;
-	const uint8_t *data = body + sizeof(m) + m.ivlen;
-	size_t dlen = len - sizeof(m) - m.ivlen;
+	const struct ualg_send m = sm.hdr;
+	const uint8_t *data = sm.data;
+	size_t dlen = sm.len;
 	if (shm) {
-		if (dlen != sizeof(ref))
+		const uint8_t *in = payload_range(c, &sm.ref);
+		if (!in)
 			return -1;
-		memcpy(&ref, data, sizeof(ref));
-		const uint8_t *in = payload_range(c, &ref);
-		if (!in || ref.len > INT32_MAX)
-			return -1;
-		dlen = (size_t)ref.len;
 		if (!(data = payload_input(&d->copy, c, in, dlen)))
 			return conn_reply(c, UALG_MSG_SEND_SHM, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
 	}
@@ -38,7 +30,7 @@ int transfer_send(struct dispatcher *d, struct conn *c, const uint8_t *body, siz
 			.op = m.op,
 			.has_iv = m.flags & UALG_SEND_IV,
 			.ivlen = m.ivlen,
-			.iv = body + sizeof(m),
+			.iv = sm.iv,
 			.assoclen = m.assoclen,
 		},
 		.first = m.flags & UALG_SEND_FIRST,
@@ -49,8 +41,6 @@ int transfer_send(struct dispatcher *d, struct conn *c, const uint8_t *body, siz
 		.data = data,
 		.len = dlen,
 	};
-	if (s.fault && s.len)
-		return -1;
 	/* Only a call's first frame may start one: the types' send() rely
 	 * on it (a hash without its state; found by tests/fuzz). */
 	if (!s.first && !c->sending)
@@ -114,19 +104,16 @@ static int send_rest(struct conn *c, const struct recv_dest *dest, size_t len)
 bool transfer_parse_recv(const struct conn *c, const uint8_t *body, size_t len, bool shm,
 			 struct ualg_recv *m, struct recv_dest *dest)
 {
-	struct ualg_shm_ref ref;
+	struct ualg_recv_msg rm;
 
 	*dest = (struct recv_dest){ shm ? UALG_MSG_RECV_SHM : UALG_MSG_RECV, NULL };
-	if (len != sizeof(*m) + (shm ? sizeof(ref) : 0))
+	if (ualg_decode_recv(body, len, shm, &rm))
 		return false;
-	memcpy(m, body, sizeof(*m));
-	if ((m->flags & ~UALG_RECV_FLAGS_ALL) || m->total < m->len || m->reserved)
-		return false;
+	*m = rm.hdr;
 	if (!shm)
-		return m->len <= UALG_DATA_MAX;
-	memcpy(&ref, body + sizeof(*m), sizeof(ref));
-	dest->area = payload_range(c, &ref);
-	return dest->area && ref.len == m->len;
+		return true;
+	dest->area = payload_range(c, &rm.ref);
+	return dest->area != NULL;
 }
 
 int transfer_recv(struct dispatcher *d, struct conn *c, const uint8_t *body, size_t len, bool shm,

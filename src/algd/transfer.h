@@ -6,6 +6,7 @@
 #define UALG_ALGD_TRANSFER_H
 
 #include "dispatch.h"
+#include "msg.h"
 
 /* Where a receive's answer goes: inline in the reply frame, or (RECV_SHM)
  * into the named range of the payload area, the reply carrying no data. */

@@ -74,7 +74,7 @@ int wait_park(struct dispatcher *d, struct conn *c, size_t n, const struct reque
  * already on its way and only the cancel is answered. */
 int wait_cancel(struct conn *c, size_t len)
 {
-	if (len)
+	if (ualg_decode_empty(len))
 		return -1;
 	struct parked *pk = c->parked;
 	c->sending = false;	/* the interrupted call has ended */

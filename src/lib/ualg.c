@@ -1,6 +1,7 @@
 /* libualg: connection set-up, transform control on the socket, and the
  * client side of the shared rings (see ualg_abi.h for the protocol). */
 #include "ualg.h"
+#include "msg.h"
 #include "proto.h"
 
 #include <errno.h>
@@ -37,7 +38,7 @@ static int transact(struct ualg_ring *ring, uint16_t type, const struct iovec *p
 		return (int)n;
 	if (h.type != type || !(h.flags & UALG_HDR_REPLY))
 		return -EPROTO;
-	if (rbody && h.result >= 0 && (size_t)n != sizeof(h) + rlen)
+	if (rbody && ualg_decode_fixed_reply(h.result, (size_t)n - sizeof(h), rlen))
 		return -EPROTO;
 	return h.result;
 }

@@ -1,6 +1,7 @@
 /* Frame I/O shared by algd and the shim.  System calls are made with
  * syscall() so that the shim, which interposes the libc wrappers, never
  * re-enters itself here. */
+#include "msg.h"
 #include "proto.h"
 
 #include <errno.h>
@@ -200,13 +201,8 @@ int ualg_admin_call(int sock, uint16_t type, const struct ualg_alg_req *q,
 	if (n <= 0)
 		return n ? (int)n : -ECONNRESET;
 	const size_t data = (size_t)n - sizeof(h);
-	const size_t rec = sizeof(struct ualg_alg_rec);
-	size_t want = 0;
-	if (h.result >= 0 && type == UALG_MSG_ALG_GET)
-		want = rec;
-	else if (h.result >= 0 && type == UALG_MSG_ALG_DUMP)
-		want = (size_t)h.result * rec;
-	if (h.type != type || !(h.flags & UALG_HDR_REPLY) || data != want)
+	if (h.type != type || !(h.flags & UALG_HDR_REPLY) ||
+	    ualg_decode_alg_reply(type, h.result, data))
 		return -EPROTO;
 	*outlen = data;
 	return h.result;

@@ -11,8 +11,8 @@
  * frame (a long send or receive is split into several, marked as parts of
  * one call).  A frame is one SEQPACKET message: a fixed header, a fixed
  * body per type, then the variable part.  Everything algd reads is checked
- * against these sizes before use; a frame that does not parse ends the
- * connection (and only that one).
+ * against these sizes before use, by the message's decoder in msg.h; a
+ * frame that does not parse ends the connection (and only that one).
  *
  * Host byte order: both ends run on the same machine.
  */

@@ -12,6 +12,7 @@
  * Exit status: 0 done, 1 algd refused or found nothing, 2 usage, 3 algd
  * cannot be reached. */
 #include "proto.h"
+#include "msg.h"
 #include "preload_file.h"
 
 #include <errno.h>
@@ -490,7 +491,7 @@ static int key_list(int fd)
 	else
 		printf("%-32s %6s %10s  %s\n", "name", "bytes", "uses", "allow");
 	while ((n = key_call(fd, UALG_MSG_KEY_LIST, &part, 1, chunk, sizeof(chunk), &got)) > 0) {
-		if (got != (size_t)n * sizeof(chunk[0]))
+		if (ualg_decode_key_list_reply(n, got))
 			n = -EPROTO;
 		for (int i = 0; i < n; i++) {
 			struct ualg_key_rec *r = &chunk[i];

@@ -245,6 +245,30 @@ def asym_seeds():
 
 SEEDS["asym"] = asym_seeds()
 
+
+def msg_seeds():
+    """fuzz-msg: a decoder's number (tests/fuzz/fuzz_msg.c), then a body."""
+    def body(f):
+        return f[HDR.size:]
+    recv_body = struct.pack("=IIII", 0, 64, 64, 0)
+    return [bytes([0]) + body(hello()),
+            bytes([1]) + body(bind("skcipher", "cbc(aes)")),
+            bytes([2]) + body(setkey(b"k" * 16)),
+            bytes([3]) + body(send(b"abc", iv=b"i" * 16)),
+            bytes([4]) + body(send_shm(0, 64)),
+            bytes([5]) + recv_body,
+            bytes([6]) + recv_body + struct.pack("=QQ", 0, 64),
+            bytes([7]) + body(rfc_write(b"abc", RFC_MORE)),
+            bytes([8]) + body(rfc_read(16)),
+            bytes([12]) + body(key_add("k1", "uid:0", b"x" * 16)),
+            bytes([13]) + body(key_del("k1")),
+            bytes([14]) + body(key_list()),
+            bytes([16]) + struct.pack("=14sHI", b"aead", 0, 9) + b"gcm(aes)\0",
+            bytes([17]) + struct.pack("=II", 0, 16) + b"k" * 16]
+
+
+SEEDS["msg"] = msg_seeds()
+
 for harness, seeds in SEEDS.items():
     d = os.path.join(HERE, "corpus", harness)
     os.makedirs(d, exist_ok=True)

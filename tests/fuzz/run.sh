@@ -5,7 +5,7 @@ set -u
 B=${1:-build-fuzz} SECONDS_EACH=${2:-60}
 cd "$(dirname "$0")/../.." || exit 1
 status=0
-for h in name cmsg request netlink authenc asym; do
+for h in name cmsg request msg netlink authenc asym; do
 	mkdir -p "$B/corpus/$h"
 	"$B/tests/fuzz/fuzz-$h" -max_total_time="$SECONDS_EACH" -timeout=10 -print_final_stats=1 \
 		-artifact_prefix="$B/crash-$h-" "$B/corpus/$h" "tests/fuzz/corpus/$h" \
