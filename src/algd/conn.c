@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-char conn_listener_tag, conn_signal_tag;
+char conn_listener_tag, conn_signal_tag, conn_offload_tag;
 
 static int epfd = -1;
 static struct conn *conns;
@@ -134,6 +134,21 @@ void conn_close(struct conn *c)
 	closed_conns = c;
 }
 
+void conn_pause(struct conn *c)
+{
+	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	c->busy = true;
+}
+
+void conn_resume(struct conn *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.ptr = c };
+
+	c->busy = false;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev))
+		conn_close(c);	/* never seen again: end it */
+}
+
 void conn_free_closed(void)
 {
 	while (closed_conns) {
@@ -179,7 +194,8 @@ void conn_reap_closed_children(const struct conn *c)
 	int n = epoll_wait(epfd, evs, evs_cap, 0);
 	for (int i = 0; i < n; i++) {
 		struct conn *o = evs[i].data.ptr;
-		if (o == (void *)&conn_listener_tag || o == (void *)&conn_signal_tag)
+		if (o == (void *)&conn_listener_tag || o == (void *)&conn_signal_tag ||
+		    o == (void *)&conn_offload_tag)
 			continue;
 		if (!(evs[i].events & (EPOLLHUP | EPOLLRDHUP)) || o->closed || !o->sk ||
 		    o->sk->parent != c->sk)

@@ -48,6 +48,10 @@ struct dispatcher {
 	/* Closes a descriptor a client attached to a request (none is ever
 	 * expected), without making the caller wait for it. */
 	void (*dispose_fd)(int fd);
+	/* The event loop's: hands requests whose cost has no small bound to
+	 * the offload worker (offload.h); false serves everything inline. */
+	bool offload;
+	bool worker;		/* the offload worker's own dispatcher */
 };
 
 /* Defaults, and net.core.wmem_max read (before the sandbox hides /proc). */
@@ -62,6 +66,15 @@ void dispatch_readable(struct dispatcher *d, struct conn *c);
  * named keys, which outlive their administrator's connection, are not. */
 int dispatch(struct dispatcher *d, struct conn *c, const uint8_t *frame, size_t len,
 	     struct request *req);
+
+/* What follows a dispatched request: nothing more, closing the
+ * connection, or running its parked request again (wait_retry()). */
+enum settle { SETTLE_DONE, SETTLE_CLOSE, SETTLE_RETRY };
+/* After dispatch() of the frame in d->rxbuf (n bytes) returned r: the
+ * EPROTO reply of a malformed one, parking one that would wait (or EAGAIN
+ * for a second waiter); says what the caller must still do. */
+enum settle dispatch_settle(struct dispatcher *d, struct conn *c, size_t n, const struct request *req,
+			   int r);
 
 /* The receive buffer, at least n bytes, grown on demand (wiped after
  * every answer); NULL when out of memory. */
