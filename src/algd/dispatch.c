@@ -264,6 +264,21 @@ static int on_rfc_io(struct dispatcher *d, struct conn *c, uint16_t type, const 
 static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *frame, size_t len,
 			  struct request *req);
 
+/* Never waiting for the ring's worker (ring.h): with the offload worker to
+ * wait for it, a busy ring's request is run again once it steps aside. */
+static int on_ring_control(const struct dispatcher *d, struct conn *c, uint16_t type,
+			   const uint8_t *body, size_t len, const struct request *req)
+{
+	struct ring *r = c->ring;
+
+	if (r && d->offload && !ring_ctl_begin(r, req->ring_waited))
+		return DISPATCH_RING_BUSY;
+	int ret = ring_request(&c->ring, c->fd, &c->who, c->cl->acct, type, body, len);
+	if (r && d->offload)
+		ring_ctl_end(r);
+	return ret;
+}
+
 /* Instances a request builds are its client's (crypto.h's builder). */
 int dispatch(struct dispatcher *d, struct conn *c, const uint8_t *frame, size_t len,
 	     struct request *req)
@@ -334,12 +349,13 @@ static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *f
 	case UALG_MSG_ENGINE:
 	case UALG_MSG_ADOPT: return on_engine(c, h.type, body, blen);
 	case UALG_MSG_RING_SETUP:
+		return ring_request(&c->ring, c->fd, &c->who, c->cl->acct, h.type, body, blen);
 	case UALG_MSG_RING_OPEN:
 	case UALG_MSG_RING_SETKEY:
 	case UALG_MSG_RING_SETAUTHSIZE:
 	case UALG_MSG_RING_SETKEY_NAMED:
 	case UALG_MSG_RING_CLOSE:
-		return ring_request(&c->ring, c->fd, &c->who, c->cl->acct, h.type, body, blen);
+		return on_ring_control(d, c, h.type, body, blen, req);
 	case UALG_MSG_RFC_MODE:
 	case UALG_MSG_RFC_LISTEN: return on_rfc_mode(c, h.type, blen);
 	case UALG_MSG_RFC_WRITE:
@@ -396,6 +412,11 @@ void dispatch_readable(struct dispatcher *d, struct conn *c)
 	}
 	struct request req = { 0 };
 	int r = dispatch(d, c, d->rxbuf, (size_t)n, &req);
+	if (r == DISPATCH_RING_BUSY) {
+		if (offload_ring_wait(c, d->rxbuf, (size_t)n))
+			conn_close(c);
+		goto out;
+	}
 	switch (dispatch_settle(d, c, (size_t)n, &req, r)) {
 	case SETTLE_CLOSE: conn_close(c); break;
 	case SETTLE_RETRY: wait_retry(d, c); break;

@@ -26,7 +26,12 @@ struct request {
 	uint8_t *recv_out;	/* a parked receive's output so far (recv_len bytes), or NULL */
 	size_t recv_len;	/* a receive: its size */
 	bool recv_private;	/* a receive: its output is in recvbuf, so parking copies it */
+	bool ring_waited;	/* a ring control request after ring_ctl_wait() */
 };
+
+/* dispatch()'s answer for a ring control request whose ring's lock its
+ * worker holds: nothing was done; run it again after ring_ctl_wait(). */
+#define DISPATCH_RING_BUSY 2
 
 struct dispatcher {
 	_Alignas(8) uint8_t rxbuf[UALG_FRAME_MAX];	/* the frame: header, then body */
@@ -61,7 +66,8 @@ void dispatcher_init(struct dispatcher *d, void (*dispose_fd)(int fd));
  * the connection. */
 void dispatch_readable(struct dispatcher *d, struct conn *c);
 
-/* Dispatches one frame; returns 0, 1 (parked) or -1 (drop connection).
+/* Dispatches one frame; returns 0, 1 (parked), DISPATCH_RING_BUSY or -1
+ * (drop connection).
  * Key memory it allocates is charged to the client's uid (account.h);
  * named keys, which outlive their administrator's connection, are not. */
 int dispatch(struct dispatcher *d, struct conn *c, const uint8_t *frame, size_t len,

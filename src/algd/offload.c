@@ -3,6 +3,7 @@
 #include "offload.h"
 #include "algd_afalg.h"
 #include "log.h"
+#include "ring.h"
 #include "sandbox.h"
 #include "wait.h"
 
@@ -28,6 +29,7 @@ struct job {
 	uint8_t *frame;
 	size_t len, charged;
 	struct parked *pk;
+	bool ring_wait;		/* the frame is a ring control request (ring.h) */
 	enum settle outcome;
 	struct job *next;
 	struct job *in_prev, *in_next;	/* in inflight: the event loop's */
@@ -98,6 +100,10 @@ static void run(struct job *j)
 {
 	struct conn *c = j->c;
 
+	if (j->ring_wait) {
+		ring_ctl_wait(c->ring);
+		return;
+	}
 	if (j->pk) {
 		/* wait_rerun() parks it again or frees it. */
 		j->outcome = wait_rerun(wd, c, j->pk) ? SETTLE_CLOSE : SETTLE_DONE;
@@ -162,7 +168,17 @@ void offload_set_owner(uid_t uid)
 	wd->owner_uid = uid;
 }
 
-int offload_submit(struct conn *c, const uint8_t *frame, size_t len, struct parked *pk)
+static void enqueue(struct job *j)
+{
+	pthread_mutex_lock(&lock);
+	j->next = NULL;
+	*todo_tail = j;
+	todo_tail = &j->next;
+	pthread_cond_signal(&queued);
+	pthread_mutex_unlock(&lock);
+}
+
+static int submit(struct conn *c, const uint8_t *frame, size_t len, struct parked *pk, bool ring_wait)
 {
 	struct job *j = calloc(1, sizeof(*j));
 
@@ -172,6 +188,7 @@ int offload_submit(struct conn *c, const uint8_t *frame, size_t len, struct park
 	}
 	j->c = c;
 	j->pk = pk;
+	j->ring_wait = ring_wait;
 	if (!pk) {
 		const uint16_t type = ((const struct ualg_hdr *)frame)->type;
 		if (!ualg_budget_charge(&c->cl->acct->mem, len)) {
@@ -193,12 +210,33 @@ int offload_submit(struct conn *c, const uint8_t *frame, size_t len, struct park
 	if (inflight)
 		inflight->in_prev = j;
 	inflight = j;
-	pthread_mutex_lock(&lock);
-	*todo_tail = j;
-	todo_tail = &j->next;
-	pthread_cond_signal(&queued);
-	pthread_mutex_unlock(&lock);
+	enqueue(j);
 	return 0;
+}
+
+int offload_submit(struct conn *c, const uint8_t *frame, size_t len, struct parked *pk)
+{
+	return submit(c, frame, len, pk, false);
+}
+
+int offload_ring_wait(struct conn *c, const uint8_t *frame, size_t len)
+{
+	return submit(c, frame, len, NULL, true);
+}
+
+/* A ring control request whose worker stepped aside: run on the event
+ * loop now, as dispatch_readable() runs it.  false: the worker had the
+ * lock again; the job waits once more. */
+static bool ring_redo(struct dispatcher *d, struct job *j)
+{
+	struct request req = { .ring_waited = true };
+
+	memcpy(d->rxbuf, j->frame, j->len);
+	int r = dispatch(d, j->c, d->rxbuf, j->len, &req);
+	if (r != DISPATCH_RING_BUSY)
+		j->outcome = dispatch_settle(d, j->c, j->len, &req, r);
+	ualg_wipe(d->rxbuf, j->len);
+	return r != DISPATCH_RING_BUSY;
 }
 
 void offload_complete(struct dispatcher *d)
@@ -215,6 +253,10 @@ void offload_complete(struct dispatcher *d)
 		struct job *j = list;
 		struct conn *c = j->c;
 		list = j->next;
+		if (j->ring_wait && !ring_redo(d, j)) {
+			enqueue(j);
+			continue;
+		}
 		outstanding--;
 		if (j->in_prev)
 			j->in_prev->in_next = j->in_next;

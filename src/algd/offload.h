@@ -16,7 +16,10 @@
  *
  * One worker serves every connection, so two of these operations never run
  * at once: operation sockets of one transform socket share its key, and
- * nothing else of algd touches a busy connection. */
+ * nothing else of algd touches a busy connection.
+ *
+ * The worker also waits, in the event loop's stead, for a ring's worker to
+ * let go of the ring's lock (offload_ring_wait()). */
 #ifndef UALG_ALGD_OFFLOAD_H
 #define UALG_ALGD_OFFLOAD_H
 
@@ -25,6 +28,12 @@
 /* Starts the worker, its dispatcher a copy of proto's settings; returns
  * the eventfd the event loop watches (tag conn_offload_tag), or -1. */
 int offload_start(const struct dispatcher *proto);
+
+/* A ring control request whose ring's worker holds the lock
+ * (DISPATCH_RING_BUSY): c is paused while the worker thread waits for the
+ * ring's worker to step aside; the event loop then runs it.  0, or -1 when
+ * out of memory (drop the connection). */
+int offload_ring_wait(struct conn *c, const uint8_t *frame, size_t len);
 
 /* The private algd's user (dispatch.h's owner_uid), once known: before
  * the first request is handed over. */
