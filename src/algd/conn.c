@@ -1,6 +1,7 @@
 /* algd's connection table and each client uid's share of it (see
  * conn.h). */
 #include "conn.h"
+#include "offload.h"
 #include "payload.h"
 #include "proto.h"
 #include "ring.h"
@@ -111,6 +112,8 @@ void conn_rest_drop(struct conn *c)
 
 void conn_close(struct conn *c)
 {
+	if (c->ring && offload_close_deferred(c))
+		return;
 	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	afalg_sock_put(c->sk);

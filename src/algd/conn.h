@@ -78,7 +78,9 @@ bool client_full(const struct client *cl);
  * reference on cl that the caller took.  NULL when out of memory. */
 struct conn *conn_add(int fd, struct client *cl, struct alg_sock *sk, bool greeted);
 /* Closes it and releases everything it holds: socket, ring, payload area,
- * parked request, its fd's and socket's charge on the uid. */
+ * parked request, its fd's and socket's charge on the uid.  Releasing a
+ * ring needs its lock: while the ring's worker has it, c is paused (busy)
+ * and closed once the worker steps aside (offload_close_deferred()). */
 void conn_close(struct conn *c);
 /* Takes c out of the epoll set while it is busy, and back: frames its
  * clients send meanwhile wait in its socket, in order. */

@@ -30,6 +30,7 @@ struct job {
 	size_t len, charged;
 	struct parked *pk;
 	bool ring_wait;		/* the frame is a ring control request (ring.h) */
+	bool ring_close;	/* then the connection closes */
 	enum settle outcome;
 	struct job *next;
 	struct job *in_prev, *in_next;	/* in inflight: the event loop's */
@@ -49,6 +50,7 @@ static struct job *inflight;
 static struct conn **waiting;
 static size_t nwaiting, waiting_cap;
 static int efd = -1;
+static bool stopped;	/* offload_drain() was called: nothing more is handed over */
 static struct dispatcher *wd;	/* the worker's: its buffers see the keys */
 
 bool offload_wanted(const struct conn *c, const uint8_t *frame, size_t len)
@@ -224,6 +226,25 @@ int offload_ring_wait(struct conn *c, const uint8_t *frame, size_t len)
 	return submit(c, frame, len, NULL, true);
 }
 
+bool offload_close_deferred(struct conn *c)
+{
+	if (efd < 0 || stopped || ring_ctl_held(c->ring) || ring_ctl_begin(c->ring, false))
+		return false;	/* ring_release() lets go of the lock */
+	struct job *j = calloc(1, sizeof(*j));
+	if (!j)
+		return false;	/* it waits on the event loop */
+	j->c = c;
+	j->ring_wait = j->ring_close = true;
+	conn_pause(c);
+	outstanding++;
+	j->in_next = inflight;
+	if (inflight)
+		inflight->in_prev = j;
+	inflight = j;
+	enqueue(j);
+	return true;
+}
+
 /* A ring control request whose worker stepped aside: run on the event
  * loop now, as dispatch_readable() runs it.  false: the worker had the
  * lock again; the job waits once more. */
@@ -253,7 +274,13 @@ void offload_complete(struct dispatcher *d)
 		struct job *j = list;
 		struct conn *c = j->c;
 		list = j->next;
-		if (j->ring_wait && !ring_redo(d, j)) {
+		if (j->ring_close && !ring_ctl_begin(c->ring, true)) {
+			enqueue(j);
+			continue;
+		}
+		if (j->ring_close)
+			j->outcome = SETTLE_CLOSE;
+		else if (j->ring_wait && !ring_redo(d, j)) {
 			enqueue(j);
 			continue;
 		}
@@ -272,7 +299,7 @@ void offload_complete(struct dispatcher *d)
 			continue;
 		}
 		conn_resume(c);
-		if (outcome == SETTLE_RETRY && !c->closed && c->parked)
+		if (outcome == SETTLE_RETRY && !c->closed && !c->busy && c->parked)
 			wait_retry(d, c);	/* may hand it over again */
 	}
 	/* They look again at their children. */
@@ -315,4 +342,5 @@ void offload_drain(struct dispatcher *d)
 			return;
 		offload_complete(d);
 	}
+	stopped = true;
 }

@@ -35,6 +35,12 @@ int offload_start(const struct dispatcher *proto);
  * out of memory (drop the connection). */
 int offload_ring_wait(struct conn *c, const uint8_t *frame, size_t len);
 
+/* conn_close() of a connection with a ring whose worker holds its lock:
+ * c is paused, and closed on the event loop once the worker steps aside
+ * (true); false: close it now, the lock taken (ring_release() gives it
+ * back) or waited for (out of memory, or after offload_drain()). */
+bool offload_close_deferred(struct conn *c);
+
 /* The private algd's user (dispatch.h's owner_uid), once known: before
  * the first request is handed over. */
 void offload_set_owner(uid_t uid);
@@ -59,7 +65,8 @@ bool offload_defer(struct conn *c);
  * retried). */
 void offload_complete(struct dispatcher *d);
 
-/* Waits for every request handed over, finishing each: before exit. */
+/* Waits for every request handed over, finishing each; then hands nothing
+ * more over: before exit. */
 void offload_drain(struct dispatcher *d);
 
 #endif

@@ -45,6 +45,11 @@ static void ctl_unlock(struct ring *r)
 	__atomic_fetch_sub(&r->ctl_waiting, 1, __ATOMIC_ACQ_REL);
 }
 
+bool ring_ctl_held(const struct ring *r)
+{
+	return r->ctl_held;
+}
+
 bool ring_ctl_begin(struct ring *r, bool waited)
 {
 	if (!waited)
@@ -384,6 +389,8 @@ void ring_release(struct ring *r)
 	for (unsigned id = 0; id < UALG_RING_MAX_TFMS; id++)
 		if (r->tfms[id].tfm)
 			close_tfm(r, id);
+	if (r->ctl_held)	/* taken by ring_ctl_begin() */
+		ring_ctl_end(r);
 	/* The worker frees the memory and fds soon after this. */
 	ualg_budget_uncharge(&r->acct->mem, r->map_size);
 	account_fds_put(r->acct, 3);

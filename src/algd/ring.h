@@ -43,6 +43,9 @@ int ring_request(struct ring **ringp, int fd, const struct key_caller *who, stru
  * the worker stepping aside until the next ring_ctl_begin(r, true), which
  * must follow whatever it answers. */
 bool ring_ctl_begin(struct ring *r, bool waited);
+/* Between ring_ctl_begin() and ring_ctl_end() (or ring_release(), which
+ * ends it). */
+bool ring_ctl_held(const struct ring *r);
 void ring_ctl_end(struct ring *r);
 void ring_ctl_wait(struct ring *r);
 
