@@ -1,6 +1,7 @@
 /* algd's connection table and each client uid's share of it (see
  * conn.h). */
 #include "conn.h"
+#include "offload.h"
 #include "payload.h"
 #include "proto.h"
 #include "ring.h"
@@ -12,7 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-char conn_listener_tag, conn_signal_tag;
+char conn_listener_tag, conn_signal_tag, conn_offload_tag;
 
 static int epfd = -1;
 static struct conn *conns;
@@ -111,6 +112,8 @@ void conn_rest_drop(struct conn *c)
 
 void conn_close(struct conn *c)
 {
+	if (c->ring && offload_close_deferred(c))
+		return;
 	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	afalg_sock_put(c->sk);
@@ -132,6 +135,21 @@ void conn_close(struct conn *c)
 	c->sk = NULL;
 	c->next = closed_conns;
 	closed_conns = c;
+}
+
+void conn_pause(struct conn *c)
+{
+	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	c->busy = true;
+}
+
+void conn_resume(struct conn *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.ptr = c };
+
+	c->busy = false;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev))
+		conn_close(c);	/* never seen again: end it */
 }
 
 void conn_free_closed(void)
@@ -179,7 +197,8 @@ void conn_reap_closed_children(const struct conn *c)
 	int n = epoll_wait(epfd, evs, evs_cap, 0);
 	for (int i = 0; i < n; i++) {
 		struct conn *o = evs[i].data.ptr;
-		if (o == (void *)&conn_listener_tag || o == (void *)&conn_signal_tag)
+		if (o == (void *)&conn_listener_tag || o == (void *)&conn_signal_tag ||
+		    o == (void *)&conn_offload_tag)
 			continue;
 		if (!(evs[i].events & (EPOLLHUP | EPOLLRDHUP)) || o->closed || !o->sk ||
 		    o->sk->parent != c->sk)

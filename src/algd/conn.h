@@ -47,6 +47,9 @@ struct conn {
 	bool admin;		/* the opener may change algorithms */
 	bool key_admin;		/* the opener may add and delete named keys */
 	bool closed;		/* freed after the current batch of events */
+	/* A request of it is on the offload worker (offload.h): out of the
+	 * epoll set, and touched by nothing else, until it completes. */
+	bool busy;
 	struct ring *ring;	/* native ring API, once set up */
 	uint8_t *shm;		/* the shim's payload area (SHM_SETUP), or NULL */
 	_Atomic uint32_t *notify;	/* NOTIFY_SETUP's counter, or NULL */
@@ -56,9 +59,10 @@ struct conn {
 
 /* The epoll set connections are added to; before the first conn_add(). */
 void conn_table_init(int epfd);
-/* epoll data of the two fds in the set that are no connection (the
- * listener and the signalfd): the event loop registers them with these. */
-extern char conn_listener_tag, conn_signal_tag;
+/* epoll data of the fds in the set that are no connection (the listener,
+ * the signalfd, the offload worker's eventfd): the event loop registers
+ * them with these. */
+extern char conn_listener_tag, conn_signal_tag, conn_offload_tag;
 
 /* The live connections, newest first (follow ->next). */
 struct conn *conn_list(void);
@@ -74,8 +78,14 @@ bool client_full(const struct client *cl);
  * reference on cl that the caller took.  NULL when out of memory. */
 struct conn *conn_add(int fd, struct client *cl, struct alg_sock *sk, bool greeted);
 /* Closes it and releases everything it holds: socket, ring, payload area,
- * parked request, its fd's and socket's charge on the uid. */
+ * parked request, its fd's and socket's charge on the uid.  Releasing a
+ * ring needs its lock: while the ring's worker has it, c is paused (busy)
+ * and closed once the worker steps aside (offload_close_deferred()). */
 void conn_close(struct conn *c);
+/* Takes c out of the epoll set while it is busy, and back: frames its
+ * clients send meanwhile wait in its socket, in order. */
+void conn_pause(struct conn *c);
+void conn_resume(struct conn *c);
 /* Frees the connections closed since the last call: after a batch. */
 void conn_free_closed(void);
 

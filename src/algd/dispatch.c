@@ -8,6 +8,7 @@
 #include "engine_ctl.h"
 #include "keystore.h"
 #include "log.h"
+#include "offload.h"
 #include "policy.h"
 #include "ring.h"
 #include "transfer.h"
@@ -249,6 +250,21 @@ static int on_rfc_io(struct dispatcher *d, struct conn *c, uint16_t type, const 
 static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *frame, size_t len,
 			  struct request *req);
 
+/* Never waiting for the ring's worker (ring.h): with the offload worker to
+ * wait for it, a busy ring's request is run again once it steps aside. */
+static int on_ring_control(const struct dispatcher *d, struct conn *c, uint16_t type,
+			   const uint8_t *body, size_t len, const struct request *req)
+{
+	struct ring *r = c->ring;
+
+	if (r && d->offload && !ring_ctl_begin(r, req->ring_waited))
+		return DISPATCH_RING_BUSY;
+	int ret = ring_request(&c->ring, c->fd, &c->who, c->cl->acct, type, body, len);
+	if (r && d->offload)
+		ring_ctl_end(r);
+	return ret;
+}
+
 /* Instances a request builds are its client's (crypto.h's builder). */
 int dispatch(struct dispatcher *d, struct conn *c, const uint8_t *frame, size_t len,
 	     struct request *req)
@@ -257,9 +273,11 @@ int dispatch(struct dispatcher *d, struct conn *c, const uint8_t *frame, size_t 
 	const bool keys = type == UALG_MSG_KEY_ADD || type == UALG_MSG_KEY_DEL || type == UALG_MSG_KEY_LIST;
 
 	ualg_secure_set_budget(keys ? NULL : &c->cl->acct->keys);
-	ualg_set_builder(c->admin || c->who.uid == d->owner_uid ? UALG_BUILDER_NONE : c->who.uid);
+	if (!d->worker)	/* the builder is global: the event loop's alone */
+		ualg_set_builder(c->admin || c->who.uid == d->owner_uid ? UALG_BUILDER_NONE : c->who.uid);
 	int r = dispatch_frame(d, c, frame, len, req);
-	ualg_set_builder(UALG_BUILDER_NONE);
+	if (!d->worker)
+		ualg_set_builder(UALG_BUILDER_NONE);
 	ualg_secure_set_budget(NULL);
 	return r;
 }
@@ -317,12 +335,13 @@ static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *f
 	case UALG_MSG_ENGINE:
 	case UALG_MSG_ADOPT: return on_engine(c, h.type, body, blen);
 	case UALG_MSG_RING_SETUP:
+		return ring_request(&c->ring, c->fd, &c->who, c->cl->acct, h.type, body, blen);
 	case UALG_MSG_RING_OPEN:
 	case UALG_MSG_RING_SETKEY:
 	case UALG_MSG_RING_SETAUTHSIZE:
 	case UALG_MSG_RING_SETKEY_NAMED:
 	case UALG_MSG_RING_CLOSE:
-		return ring_request(&c->ring, c->fd, &c->who, c->cl->acct, h.type, body, blen);
+		return on_ring_control(d, c, h.type, body, blen, req);
 	case UALG_MSG_RFC_MODE:
 	case UALG_MSG_RFC_LISTEN: return on_rfc_mode(c, h.type, blen);
 	case UALG_MSG_RFC_WRITE:
@@ -333,8 +352,30 @@ static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *f
 	}
 }
 
+enum settle dispatch_settle(struct dispatcher *d, struct conn *c, size_t n, const struct request *req,
+			   int r)
+{
+	const uint16_t type = ((struct ualg_hdr *)d->rxbuf)->type;
+
+	if (r < 0) {
+		log_verbose(1, "connection %d: invalid request, closing", c->fd);
+		/* Tell the client why before the connection ends. */
+		conn_reply(c, type, 0, -EPROTO, NULL, 0, -1);
+		return SETTLE_CLOSE;
+	}
+	if (r == 1) {
+		/* One waiter per socket: a second gets EAGAIN. */
+		if (c->parked)
+			return conn_reply(c, type, 0, -EAGAIN, NULL, 0, -1) ? SETTLE_CLOSE : SETTLE_DONE;
+		return wait_park(d, c, n, req) ? SETTLE_CLOSE : SETTLE_DONE;
+	}
+	return c->parked && type != UALG_MSG_CANCEL ? SETTLE_RETRY : SETTLE_DONE;
+}
+
 void dispatch_readable(struct dispatcher *d, struct conn *c)
 {
+	if (d->offload && offload_defer(c))
+		return;
 	struct iovec body = { d->rxbuf + sizeof(struct ualg_hdr), sizeof(d->rxbuf) - sizeof(struct ualg_hdr) };
 	ssize_t n = ualg_frame_recv_nofd(c->fd, (struct ualg_hdr *)d->rxbuf, &body, 1, d->dispose_fd);
 	/* What the buffer may hold a key in: the whole of it when the frame
@@ -349,29 +390,24 @@ void dispatch_readable(struct dispatcher *d, struct conn *c)
 		conn_close(c);
 		goto out;
 	}
-	const uint16_t type = ((struct ualg_hdr *)d->rxbuf)->type;
 	conn_reap_closed_children(c);
-	struct request req = { 0 };
-	int r = dispatch(d, c, d->rxbuf, (size_t)n, &req);
-	if (r < 0) {
-		log_verbose(1, "connection %d: invalid request, closing", c->fd);
-		/* Tell the client why before the connection ends. */
-		conn_reply(c, type, 0, -EPROTO, NULL, 0, -1);
-		conn_close(c);
+	if (d->offload && offload_wanted(c, d->rxbuf, (size_t)n)) {
+		if (offload_submit(c, d->rxbuf, (size_t)n, NULL))
+			conn_close(c);
 		goto out;
 	}
-	if (r == 1) {
-		if (c->parked) {
-			/* One waiter per socket: a second gets EAGAIN. */
-			if (conn_reply(c, type, 0, -EAGAIN, NULL, 0, -1))
-				conn_close(c);
-		} else if (wait_park(d, c, (size_t)n, &req)) {
+	struct request req = { 0 };
+	int r = dispatch(d, c, d->rxbuf, (size_t)n, &req);
+	if (r == DISPATCH_RING_BUSY) {
+		if (offload_ring_wait(c, d->rxbuf, (size_t)n))
 			conn_close(c);
-		}
-	} else if (c->parked && type != UALG_MSG_CANCEL) {
-		wait_retry(d, c);
+		goto out;
+	}
+	switch (dispatch_settle(d, c, (size_t)n, &req, r)) {
+	case SETTLE_CLOSE: conn_close(c); break;
+	case SETTLE_RETRY: wait_retry(d, c); break;
+	case SETTLE_DONE: break;
 	}
 out:
 	ualg_wipe(d->rxbuf, used);
 }
-

@@ -26,7 +26,12 @@ struct request {
 	uint8_t *recv_out;	/* a parked receive's output so far (recv_len bytes), or NULL */
 	size_t recv_len;	/* a receive: its size */
 	bool recv_private;	/* a receive: its output is in recvbuf, so parking copies it */
+	bool ring_waited;	/* a ring control request after ring_ctl_wait() */
 };
+
+/* dispatch()'s answer for a ring control request whose ring's lock its
+ * worker holds: nothing was done; run it again after ring_ctl_wait(). */
+#define DISPATCH_RING_BUSY 2
 
 struct dispatcher {
 	_Alignas(8) uint8_t rxbuf[UALG_FRAME_MAX];	/* the frame: header, then body */
@@ -48,6 +53,10 @@ struct dispatcher {
 	/* Closes a descriptor a client attached to a request (none is ever
 	 * expected), without making the caller wait for it. */
 	void (*dispose_fd)(int fd);
+	/* The event loop's: hands requests whose cost has no small bound to
+	 * the offload worker (offload.h); false serves everything inline. */
+	bool offload;
+	bool worker;		/* the offload worker's own dispatcher */
 };
 
 /* Defaults, and net.core.wmem_max read (before the sandbox hides /proc). */
@@ -57,11 +66,21 @@ void dispatcher_init(struct dispatcher *d, void (*dispose_fd)(int fd));
  * the connection. */
 void dispatch_readable(struct dispatcher *d, struct conn *c);
 
-/* Dispatches one frame; returns 0, 1 (parked) or -1 (drop connection).
+/* Dispatches one frame; returns 0, 1 (parked), DISPATCH_RING_BUSY or -1
+ * (drop connection).
  * Key memory it allocates is charged to the client's uid (account.h);
  * named keys, which outlive their administrator's connection, are not. */
 int dispatch(struct dispatcher *d, struct conn *c, const uint8_t *frame, size_t len,
 	     struct request *req);
+
+/* What follows a dispatched request: nothing more, closing the
+ * connection, or running its parked request again (wait_retry()). */
+enum settle { SETTLE_DONE, SETTLE_CLOSE, SETTLE_RETRY };
+/* After dispatch() of the frame in d->rxbuf (n bytes) returned r: the
+ * EPROTO reply of a malformed one, parking one that would wait (or EAGAIN
+ * for a second waiter); says what the caller must still do. */
+enum settle dispatch_settle(struct dispatcher *d, struct conn *c, size_t n, const struct request *req,
+			   int r);
 
 /* The receive buffer, at least n bytes, grown on demand (wiped after
  * every answer); NULL when out of memory. */

@@ -34,14 +34,49 @@ void ring_free(struct ring *r)
  * request or group at a time, steps aside between two. */
 static void ctl_lock(struct ring *r)
 {
+	if (r->ctl_held)	/* for the whole request (ring_ctl_begin()) */
+		return;
 	__atomic_fetch_add(&r->ctl_waiting, 1, __ATOMIC_ACQ_REL);
 	pthread_mutex_lock(&r->lock);
 }
 
 static void ctl_unlock(struct ring *r)
 {
+	if (r->ctl_held)
+		return;
 	pthread_mutex_unlock(&r->lock);
 	__atomic_fetch_sub(&r->ctl_waiting, 1, __ATOMIC_ACQ_REL);
+}
+
+bool ring_ctl_held(const struct ring *r)
+{
+	return r->ctl_held;
+}
+
+bool ring_ctl_begin(struct ring *r, bool waited)
+{
+	if (!waited)
+		__atomic_fetch_add(&r->ctl_waiting, 1, __ATOMIC_ACQ_REL);
+	if (pthread_mutex_trylock(&r->lock)) {
+		__atomic_fetch_sub(&r->ctl_waiting, 1, __ATOMIC_ACQ_REL);
+		return false;
+	}
+	r->ctl_held = true;
+	return true;
+}
+
+void ring_ctl_end(struct ring *r)
+{
+	r->ctl_held = false;
+	pthread_mutex_unlock(&r->lock);
+	__atomic_fetch_sub(&r->ctl_waiting, 1, __ATOMIC_ACQ_REL);
+}
+
+void ring_ctl_wait(struct ring *r)
+{
+	__atomic_fetch_add(&r->ctl_waiting, 1, __ATOMIC_ACQ_REL);
+	pthread_mutex_lock(&r->lock);
+	pthread_mutex_unlock(&r->lock);
 }
 
 static int reply(int fd, uint16_t type, int32_t result, const void *data, size_t len, int pass_fd)
@@ -342,6 +377,8 @@ void ring_release(struct ring *r)
 	for (unsigned id = 0; id < UALG_RING_MAX_TFMS; id++)
 		if (r->tfms[id].tfm)
 			close_tfm(r, id);
+	if (r->ctl_held)	/* taken by ring_ctl_begin() */
+		ring_ctl_end(r);
 	/* The worker frees the memory and fds soon after this. */
 	ualg_budget_uncharge(&r->acct->mem, r->map_size);
 	account_fds_put(r->acct, 3);

@@ -9,6 +9,7 @@
 #ifndef UALG_ALGD_RING_H
 #define UALG_ALGD_RING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,21 @@ struct account;
 int ring_request(struct ring **ringp, int fd, const struct key_caller *who, struct account *acct,
 		 uint16_t type,
 		 const uint8_t *body, size_t len);
+
+/* A control request on an existing ring (all but RING_SETUP) runs with
+ * the ring's lock held throughout, taken without waiting: its worker holds
+ * the lock for one data request at a time, and one request may be large.
+ * ring_ctl_begin() takes it (true), or says the worker has it (false);
+ * ring_ctl_end() gives it back.  ring_ctl_wait(), on another thread than
+ * the event loop (offload.h), waits until the worker lets go, and leaves
+ * the worker stepping aside until the next ring_ctl_begin(r, true), which
+ * must follow whatever it answers. */
+bool ring_ctl_begin(struct ring *r, bool waited);
+/* Between ring_ctl_begin() and ring_ctl_end() (or ring_release(), which
+ * ends it). */
+bool ring_ctl_held(const struct ring *r);
+void ring_ctl_end(struct ring *r);
+void ring_ctl_wait(struct ring *r);
 
 /* The connection ended: its transforms are freed now, the shared memory
  * once its worker has let go of it. */

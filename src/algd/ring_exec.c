@@ -321,6 +321,10 @@ unsigned ring_service(struct ring *r)
 	ualg_secure_set_budget(&r->acct->keys);
 	for (uint32_t i = 0; i < n;) {
 		uint32_t k = 1;
+		/* A mutex is no queue: let a waiting control request in
+		 * before taking the lock. */
+		while (__atomic_load_n(&r->ctl_waiting, __ATOMIC_ACQUIRE))
+			sched_yield();
 		/* Held for one request or one group, never a whole batch:
 		 * the event loop takes it for control requests and at close. */
 		pthread_mutex_lock(&r->lock);
@@ -345,10 +349,6 @@ unsigned ring_service(struct ring *r)
 		}
 		pthread_mutex_unlock(&r->lock);
 		i += k;
-		/* A mutex is no queue: let a waiting control request in
-		 * before taking the lock again. */
-		while (__atomic_load_n(&r->ctl_waiting, __ATOMIC_ACQUIRE))
-			sched_yield();
 	}
 	ualg_secure_set_budget(NULL);
 	ring_scratch_drop(r);

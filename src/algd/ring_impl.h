@@ -36,6 +36,7 @@ struct worker;
 struct ring {
 	pthread_mutex_t lock;	/* tfms and closed: event loop vs worker */
 	unsigned ctl_waiting;	/* the event loop wants the lock (atomic) */
+	bool ctl_held;		/* the event loop holds it for a control request */
 	bool closed;		/* transforms gone: serve nothing more */
 	struct ring_tfm tfms[UALG_RING_MAX_TFMS];
 

@@ -10,6 +10,7 @@
 #include "keystore.h"
 #include "listener.h"
 #include "log.h"
+#include "offload.h"
 #include "sandbox.h"
 
 #include <errno.h>
@@ -148,6 +149,7 @@ static int confine(const struct server_opts *opts)
 	self_uid = geteuid();
 	disp.owner_uid = opts->drop || self_uid == 0 ? (uid_t)-1 : self_uid;
 	keystore_set_self(disp.owner_uid);
+	offload_set_owner(disp.owner_uid);
 	return sandbox_filter(!opts->no_seccomp);
 }
 
@@ -198,6 +200,10 @@ int server_run(const struct server_opts *opts)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	if (closer_start())
 		return 1;
+	int ofd = offload_start(&disp);
+	if (ofd < 0)
+		return 1;
+	disp.offload = true;
 	signal(SIGPIPE, SIG_IGN);
 	int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -208,6 +214,8 @@ int server_run(const struct server_opts *opts)
 	epoll_ctl(epfd, EPOLL_CTL_ADD, lfd, &ev);
 	ev.data.ptr = &conn_signal_tag;
 	epoll_ctl(epfd, EPOLL_CTL_ADD, sfd, &ev);
+	ev.data.ptr = &conn_offload_tag;
+	epoll_ctl(epfd, EPOLL_CTL_ADD, ofd, &ev);
 	if (confine(opts))
 		return 1;
 
@@ -226,6 +234,8 @@ int server_run(const struct server_opts *opts)
 			void *tag = evs[i].data.ptr;
 			if (tag == &conn_listener_tag) {
 				on_listener(lfd);
+			} else if (tag == &conn_offload_tag) {
+				offload_complete(&disp);
 			} else if (tag == &conn_signal_tag) {
 				struct signalfd_siginfo si;
 				while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
@@ -238,7 +248,7 @@ int server_run(const struct server_opts *opts)
 				}
 			} else {
 				struct conn *c = tag;
-				if (c->closed)
+				if (c->closed || c->busy)
 					continue;
 				if (evs[i].events & EPOLLIN)
 					dispatch_readable(&disp, c);
@@ -248,6 +258,7 @@ int server_run(const struct server_opts *opts)
 		}
 		conn_free_closed();
 	}
+	offload_drain(&disp);
 	while (conn_list())
 		conn_close(conn_list());
 	conn_free_closed();

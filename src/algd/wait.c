@@ -1,5 +1,6 @@
 /* Parked requests: kept, run again and cancelled (see wait.h). */
 #include "wait.h"
+#include "offload.h"
 #include "transfer.h"
 
 #include <errno.h>
@@ -19,18 +20,28 @@ void parked_free(struct parked *pk)
 	free(pk);
 }
 
+int wait_rerun(struct dispatcher *d, struct conn *c, struct parked *pk)
+{
+	int r = dispatch(d, c, pk->frame, pk->len, &pk->req);
+	if (r == 1) {
+		c->parked = pk;
+		return 0;
+	}
+	parked_free(pk);
+	return r < 0 ? -1 : 0;
+}
+
 void wait_retry(struct dispatcher *d, struct conn *c)
 {
 	struct parked *pk = c->parked;
 
 	c->parked = NULL;
-	int r = dispatch(d, c, pk->frame, pk->len, &pk->req);
-	if (r == 1) {
-		c->parked = pk;
+	if (d->offload && offload_wanted(c, pk->frame, pk->len)) {
+		if (offload_submit(c, pk->frame, pk->len, pk))
+			conn_close(c);	/* pk went with it */
 		return;
 	}
-	parked_free(pk);
-	if (r < 0)
+	if (wait_rerun(d, c, pk))
 		conn_close(c);
 }
 

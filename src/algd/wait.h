@@ -19,8 +19,12 @@ struct parked {
 /* Keeps the request in d->rxbuf (n bytes) as c's parked one.  Returns 0,
  * or -1 (drop the connection). */
 int wait_park(struct dispatcher *d, struct conn *c, size_t n, const struct request *req);
-/* Runs c's parked request again with its saved progress. */
+/* Runs c's parked request again with its saved progress (on the offload
+ * worker when offload_wanted() says so). */
 void wait_retry(struct dispatcher *d, struct conn *c);
+/* Runs pk, taken off c, again: parked anew when it would still wait, else
+ * freed.  0, or -1 (drop the connection). */
+int wait_rerun(struct dispatcher *d, struct conn *c, struct parked *pk);
 /* CANCEL: 0, or -1 (drop the connection). */
 int wait_cancel(struct conn *c, size_t len);
 void parked_free(struct parked *pk);

@@ -11,8 +11,11 @@ freed after its batch; the per-uid share of the key heap; ring transforms
 counting against --max-sockets; the per-uid fd budget; a ring worker
 sleeping while its completion queue is full; the ring lock held for one
 request, not a batch; a request's cost independent of how many op
-sockets exist; then three uids sharing one algd, one attacking with
-all of these while another measures 64-byte sha256 round trips.
+sockets exist; another uid's round trips while one keeps algd computing
+8192-bit DH (run beside the event loop) or a setkey waits behind a huge
+ring request; then three uids sharing one
+algd, one attacking with all of these while another measures 64-byte
+sha256 round trips.
 
 Expected digests come from hashlib.  Timing is reported, and asserted only
 as ratios with wide margins or against generous bounds that catch a stall.
@@ -259,6 +262,59 @@ print("result", n - bad, bad, "%.4f" % worst, r, kerr, flush=True)
 '''
 
 
+# Keeps algd computing 8192-bit DH: on each of `conns` transform sockets a
+# private key whose public key is one full-size modular exponentiation,
+# and on as many op sockets a shared secret, every request sent before the
+# replies are read, for secs seconds.
+DH_CLIENT = r"""
+path, params, conns, secs = sys.argv[1], bytes.fromhex(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+x = bytes([0x7f]) + os.urandom(1022)
+def opt(name, val):
+    return struct.pack("=iiIIII", SOL_ALG, name, len(val), 0, len(val), 0) + val
+keyers, ops = [], []
+for i in range(conns):
+    t = tfm(path, "kpp", "dh")
+    for name, val in ((7, params), (ALG_SET_KEY, x)):    # ALG_SET_DH_PARAMETERS, the key
+        r, _ = call(t, SETSOCKOPT, opt(name, val))
+        if r < 0:
+            raise OSError(-r, "dh setup")
+    ops.append(accept(t))
+    t2 = tfm(path, "kpp", "dh")
+    call(t2, SETSOCKOPT, opt(7, params))
+    keyers.append(t2)
+print("ready", flush=True)
+n, bad, end = 0, 0, time.monotonic() + secs
+while time.monotonic() < end:
+    for t in keyers:
+        t.send(frame(SETSOCKOPT, opt(ALG_SET_KEY, x)))
+    for op in ops:    # ALG_OP_SSGEN of the peer key 2
+        r, _ = call(op, SEND, struct.pack("=IIII", S_FIRST | S_LAST | S_CTL, 5, 0, 0) + b"\x02")
+        bad += r != 1
+        op.send(frame(RECV, struct.pack("=IIII", 0, 1024, 1024, 0)))
+    for s in keyers + ops:
+        r = HDR.unpack(s.recv(70000)[:HDR.size])[3]
+        bad += r != 1024
+        n += 1
+print("result", n, bad, flush=True)
+"""
+
+# 64-byte sha256 round trips for secs seconds: how many, how many wrong,
+# the slowest.
+LATENCY_CLIENT = r"""
+import hashlib, time
+path, secs = sys.argv[1], float(sys.argv[2])
+op = accept(tfm(path, "hash", "sha256"))
+n, bad, worst, end = 0, 0, 0.0, time.monotonic() + secs
+while time.monotonic() < end:
+    msg = os.urandom(64)
+    t0 = time.monotonic()
+    d = sha256_op(op, msg)
+    worst = max(worst, time.monotonic() - t0)
+    n += 1
+    bad += d != hashlib.sha256(msg).digest()
+print("result", n, bad, "%.4f" % worst, flush=True)
+"""
+
 # ---- finding: SO_SNDBUF as the kernel clamps it ------------------------
 
 def test_sndbuf():
@@ -484,6 +540,85 @@ def test_many_children():
     algd.stop()
 
 
+# ---- finding: long operations run beside the event loop -----------------
+
+def dh_params_der():
+    """ffdhe8192 as PKCS#3 DER (openssl), or None."""
+    try:
+        pem = subprocess.run(["openssl", "genpkey", "-genparam", "-algorithm", "DH", "-pkeyopt",
+                              "group:ffdhe8192"], capture_output=True, check=True).stdout
+        return subprocess.run(["openssl", "dhparam", "-outform", "DER"], input=pem,
+                              capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def test_long_operations():
+    params = dh_params_der()
+    if not params:
+        skip("long operations beside the event loop (no openssl to make DH parameters)")
+        return
+    algd = Algd("long")
+    # An op socket closed right after its long operation's reply is gone
+    # for the transform's next request, as the kernel releases it within
+    # close(): the key can be set again (not EBUSY).
+    x = bytes([0x7f]) + os.urandom(1022)
+    t = tfm(algd.path, "kpp", "dh")
+    sets = []
+    for name, val in ((7, params), (ALG_SET_KEY, x)):
+        sets.append(call(t, SETSOCKOPT, struct.pack("=iiIIII", SOL_ALG, name, len(val), 0,
+                                                    len(val), 0) + val)[0])
+    for _ in range(5):
+        op = accept(t)
+        call(op, SEND, struct.pack("=IIII", S_FIRST | S_LAST | S_CTL, 5, 0, 0) + b"\x02")
+        sets.append(call(op, RECV, struct.pack("=IIII", 0, 1024, 1024, 0))[0])
+        op.close()
+        sets.append(call(t, SETSOCKOPT, struct.pack("=iiIIII", SOL_ALG, ALG_SET_KEY, len(x), 0,
+                                                    len(x), 0) + x)[0])
+    t.close()
+    check(f"a closed op socket's long operation leaves its transform free for a new key ({sets})",
+          sets == [1024] * 12)
+    attacker = child(algd.path, ATTACKER, DH_CLIENT, params.hex(), 2, 4)
+    ready = result_of(attacker)
+    victim = child(algd.path, VICTIM, LATENCY_CLIENT, 3)
+    res = result_of(victim, 120)
+    a = result_of(attacker, 120)
+    finish(victim)
+    finish(attacker)
+    algd.stop()
+    print(f"# during 8192-bit DH requests ({a}): {res[0] if res else '?'} round trips of "
+          f"64 B sha256, worst {res[2] if len(res) > 2 else '?'} s")
+    # Served on the event loop, a DH request (about 0.1 s each here) stalls
+    # every other client and four are ready at once: the slowest round
+    # trip takes several of them.
+    check(f"8192-bit DH requests of one uid leave another's round trips under 0.1 s ({res})",
+          ready == "ready" and len(a) == 2 and int(a[0]) >= 8 and a[1] == "0" and
+          len(res) == 3 and res[1] == "0" and int(res[0]) > 0 and float(res[2]) < 0.1)
+
+
+def test_huge_ring_request():
+    # A ring's lock is its worker's for one whole request, however large;
+    # neither a control request waiting for it nor the ring's release when
+    # the client exits with one running may make the event loop wait.
+    algd = Algd("huge", "--uid-mem-max", "320M")
+    attacker = ring(algd.path, ATTACKER, "huge", 255, 4)
+    ready = result_of(attacker, 120)
+    victim = child(algd.path, VICTIM, LATENCY_CLIENT, 5)    # past the attacker's exit
+    a = result_of(attacker, 120)
+    res = result_of(victim, 120)
+    finish(victim)
+    finish(attacker)
+    algd.stop()
+    print(f"# during 255 MiB ring requests with setkeys ({a}: requests, errno, slowest ms): "
+          f"{res[0] if res else '?'} round trips of 64 B sha256, worst {res[2] if len(res) > 2 else '?'} s")
+    # Each request takes about 0.2 s here; a setkey or a release waiting
+    # for it on the event loop stalls every other client for most of that.
+    check(f"a setkey behind a 255 MiB ring request, or the ring's release, leaves another uid's "
+          f"round trips under 0.1 s ({res})",
+          ready == "ready" and len(a) == 3 and int(a[0]) >= 4 and a[1] == "0" and
+          len(res) == 3 and res[1] == "0" and int(res[0]) > 0 and float(res[2]) < 0.1)
+
+
 # ---- three uids sharing one algd ------------------------------------------
 
 def test_multi_user():
@@ -540,7 +675,8 @@ def main():
     os.chmod(TMP, 0o711)    # clients of other uids pass through
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     for t in (test_sndbuf, test_memory_budget, test_ring_scratch, test_key_heap, test_fds,
-              test_cq_full, test_ring_lock, test_many_children, test_multi_user):
+              test_cq_full, test_ring_lock, test_many_children, test_long_operations,
+              test_huge_ring_request, test_multi_user):
         try:
             t()
         except Exception as e:      # a test that cannot run fails, visibly

@@ -14,6 +14,11 @@
  *             a setkey on another transform of the same ring (the event
  *             loop needs the ring's lock for it); prints its errno, its
  *             milliseconds and the requests' average
+ *   huge M S  for S seconds: one in-place M MiB cbc(aes) encryption at a
+ *             time, and during each a setkey on another transform of the
+ *             ring; prints "ready" once set up, then how many requests,
+ *             setkey's first errno and the slowest request in milliseconds;
+ *             then exits while one more runs
  *
  * Prints "result ..." lines; exits 0 unless a step that must work failed. */
 #include "ualg.h"
@@ -170,6 +175,45 @@ static int lock(void)
 	return 0;
 }
 
+static int huge(size_t mib, double secs)
+{
+	struct ualg_ring r;
+	const size_t len = mib << 20;
+	uint8_t key[16] = { 4 }, iv[16] = { 5 };
+	struct ualg_cqe *cqe;
+	if (ualg_ring_init_at(&r, 2, len + 4096, sock))
+		return 1;
+	int t = ualg_ring_open_tfm(&r, "skcipher", "cbc(aes)", NULL);
+	int u = ualg_ring_open_tfm(&r, "skcipher", "cbc(aes)", NULL);
+	if (t < 0 || u < 0 || ualg_ring_setkey(&r, t, key, 16))
+		return 1;
+	uint8_t *buf = ualg_ring_buf(&r);
+	memcpy(buf + len, iv, sizeof(iv));
+	printf("ready\n");
+	int n = 0, err = 0;
+	double worst = 0;
+	for (const double end = now_ms() + secs * 1000; now_ms() < end; n++) {
+		const double t0 = now_ms();
+		ualg_prep_encrypt(&r, ualg_get_sqe(&r), t, buf, buf, len, buf + len);
+		ualg_submit(&r);
+		usleep(5000);	/* the worker has started it */
+		int e = ualg_ring_setkey(&r, u, key, 16);
+		if (e && !err)
+			err = e;
+		if (ualg_wait_cqe(&r, &cqe))
+			return 1;
+		ualg_cqe_seen(&r, cqe);
+		if (now_ms() - t0 > worst)
+			worst = now_ms() - t0;
+	}
+	printf("result %d %d %.1f\n", n, err, worst);
+	/* and gone with one running: algd releases the ring */
+	ualg_prep_encrypt(&r, ualg_get_sqe(&r), t, buf, buf, len, buf + len);
+	ualg_submit(&r);
+	usleep(5000);
+	_exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3)
@@ -180,5 +224,6 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	return !strcmp(m, "cqfull") ? cqfull() : !strcmp(m, "scratch") ? scratch()
 	     : !strcmp(m, "tfms") ? tfms(n) : !strcmp(m, "rings") ? rings(n)
-	     : !strcmp(m, "lock") ? lock() : 2;
+	     : !strcmp(m, "lock") ? lock()
+	     : !strcmp(m, "huge") && argc > 4 ? huge((size_t)n, atof(argv[4])) : 2;
 }

@@ -1,0 +1,346 @@
+/* The offload worker: its queue of requests, the thread running them, and
+ * their completion on the event loop (see offload.h). */
+#include "offload.h"
+#include "algd_afalg.h"
+#include "log.h"
+#include "ring.h"
+#include "sandbox.h"
+#include "wait.h"
+
+#include <errno.h>
+#include <linux/if_alg.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#ifndef SOL_ALG
+#define SOL_ALG 279
+#endif
+
+/* One request handed over: a fresh frame (charged bytes of its owner's
+ * budget) or a parked request; then what the event loop must still do. */
+struct job {
+	struct conn *c;
+	uint8_t *frame;
+	size_t len, charged;
+	struct parked *pk;
+	bool ring_wait;		/* the frame is a ring control request (ring.h) */
+	bool ring_close;	/* then the connection closes */
+	enum settle outcome;
+	struct job *next;
+	struct job *in_prev, *in_next;	/* in inflight: the event loop's */
+};
+
+/* Jobs waiting for the worker, and jobs it finished, oldest first; both
+ * under lock.  outstanding (handed over, not yet completed) is the event
+ * loop's alone. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queued = PTHREAD_COND_INITIALIZER;
+static struct job *todo, **todo_tail = &todo;
+static struct job *done, **done_tail = &done;
+static unsigned outstanding;
+/* Also the event loop's alone: the jobs handed over and not completed, and
+ * the transform connections paused until one of them completes. */
+static struct job *inflight;
+static struct conn **waiting;
+static size_t nwaiting, waiting_cap;
+static int efd = -1;
+static bool stopped;	/* offload_drain() was called: nothing more is handed over */
+static struct dispatcher *wd;	/* the worker's: its buffers see the keys */
+
+bool offload_wanted(const struct conn *c, const uint8_t *frame, size_t len)
+{
+	const struct alg_sock *sk = c->sk;
+	struct ualg_hdr h;
+	struct ualg_sockopt o;
+
+	if (!c->greeted || !sk || !sk->type || afalg_is_rfc(sk) ||
+	    (sk->type != &afalg_type_akcipher && sk->type != &afalg_type_kpp))
+		return false;
+	memcpy(&h, frame, sizeof(h));
+	if (h.flags || h.result)
+		return false;	/* malformed: refused inline */
+	switch (h.type) {
+	case UALG_MSG_RECV:
+	case UALG_MSG_RECV_SHM:
+		return sk->connected;	/* the operation runs in the receive */
+	case UALG_MSG_SETSOCKOPT:
+		/* A key (DH: generated when empty) or DH parameters; never by a
+		 * name, whose key store is the event loop's. */
+		if (len < sizeof(h) + sizeof(o))
+			return false;
+		memcpy(&o, frame + sizeof(h), sizeof(o));
+		if (o.level != SOL_ALG || o.keyref_err || o.flags)
+			return false;
+		if (sk->type == &afalg_type_akcipher)
+			return o.optname == ALG_SET_KEY || o.optname == ALG_SET_PUBKEY;
+		return o.optname == ALG_SET_KEY || o.optname == ALG_SET_DH_PARAMETERS ||
+		       o.optname == ALG_SET_ECDH_CURVE;
+	default:
+		return false;
+	}
+}
+
+static void job_free(struct job *j)
+{
+	if (j->frame) {
+		ualg_wipe(j->frame, j->len);
+		free(j->frame);
+		ualg_budget_uncharge(&j->c->cl->acct->mem, j->charged);
+	}
+	free(j);
+}
+
+/* On the worker: the request, served as dispatch_readable() or
+ * wait_retry() serves it, but for what only the event loop may do. */
+static void run(struct job *j)
+{
+	struct conn *c = j->c;
+
+	if (j->ring_wait) {
+		ring_ctl_wait(c->ring);
+		return;
+	}
+	if (j->pk) {
+		/* wait_rerun() parks it again or frees it. */
+		j->outcome = wait_rerun(wd, c, j->pk) ? SETTLE_CLOSE : SETTLE_DONE;
+		j->pk = NULL;
+		return;
+	}
+	struct request req = { 0 };
+	memcpy(wd->rxbuf, j->frame, j->len);	/* where wait_park() looks */
+	int r = dispatch(wd, c, wd->rxbuf, j->len, &req);
+	j->outcome = dispatch_settle(wd, c, j->len, &req, r);
+	ualg_wipe(wd->rxbuf, j->len);
+}
+
+static void *worker_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&lock);
+		while (!todo)
+			pthread_cond_wait(&queued, &lock);
+		struct job *j = todo;
+		if (!(todo = j->next))
+			todo_tail = &todo;
+		pthread_mutex_unlock(&lock);
+
+		run(j);
+
+		pthread_mutex_lock(&lock);
+		j->next = NULL;
+		*done_tail = j;
+		done_tail = &j->next;
+		pthread_mutex_unlock(&lock);
+		uint64_t one = 1;
+		if (write(efd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+			algd_log(LOG_ERR, "offload: eventfd write failed");
+	}
+	return NULL;
+}
+
+int offload_start(const struct dispatcher *proto)
+{
+	const size_t page = 4096, size = (sizeof(*wd) + page - 1) / page * page;
+	pthread_t t;
+
+	if (!(wd = aligned_alloc(page, size)))
+		return -1;
+	memset(wd, 0, size);
+	wd->wmem_max = proto->wmem_max;
+	wd->owner_uid = proto->owner_uid;
+	wd->dispose_fd = proto->dispose_fd;
+	wd->worker = true;
+	sandbox_protect(wd, size);
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (efd < 0 || pthread_create(&t, NULL, worker_main, NULL))
+		return -1;
+	pthread_detach(t);
+	return efd;
+}
+
+void offload_set_owner(uid_t uid)
+{
+	wd->owner_uid = uid;
+}
+
+static void enqueue(struct job *j)
+{
+	pthread_mutex_lock(&lock);
+	j->next = NULL;
+	*todo_tail = j;
+	todo_tail = &j->next;
+	pthread_cond_signal(&queued);
+	pthread_mutex_unlock(&lock);
+}
+
+static int submit(struct conn *c, const uint8_t *frame, size_t len, struct parked *pk, bool ring_wait)
+{
+	struct job *j = calloc(1, sizeof(*j));
+
+	if (!j) {
+		parked_free(pk);
+		return -1;
+	}
+	j->c = c;
+	j->pk = pk;
+	j->ring_wait = ring_wait;
+	if (!pk) {
+		const uint16_t type = ((const struct ualg_hdr *)frame)->type;
+		if (!ualg_budget_charge(&c->cl->acct->mem, len)) {
+			free(j);
+			return conn_reply(c, type, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
+		}
+		j->charged = len;
+		j->len = len;
+		if (!(j->frame = malloc(len))) {
+			ualg_budget_uncharge(&c->cl->acct->mem, len);
+			free(j);
+			return -1;
+		}
+		memcpy(j->frame, frame, len);
+	}
+	conn_pause(c);
+	outstanding++;
+	j->in_next = inflight;
+	if (inflight)
+		inflight->in_prev = j;
+	inflight = j;
+	enqueue(j);
+	return 0;
+}
+
+int offload_submit(struct conn *c, const uint8_t *frame, size_t len, struct parked *pk)
+{
+	return submit(c, frame, len, pk, false);
+}
+
+int offload_ring_wait(struct conn *c, const uint8_t *frame, size_t len)
+{
+	return submit(c, frame, len, NULL, true);
+}
+
+bool offload_close_deferred(struct conn *c)
+{
+	if (efd < 0 || stopped || ring_ctl_held(c->ring) || ring_ctl_begin(c->ring, false))
+		return false;	/* ring_release() lets go of the lock */
+	struct job *j = calloc(1, sizeof(*j));
+	if (!j)
+		return false;	/* it waits on the event loop */
+	j->c = c;
+	j->ring_wait = j->ring_close = true;
+	conn_pause(c);
+	outstanding++;
+	j->in_next = inflight;
+	if (inflight)
+		inflight->in_prev = j;
+	inflight = j;
+	enqueue(j);
+	return true;
+}
+
+/* A ring control request whose worker stepped aside: run on the event
+ * loop now, as dispatch_readable() runs it.  false: the worker had the
+ * lock again; the job waits once more. */
+static bool ring_redo(struct dispatcher *d, struct job *j)
+{
+	struct request req = { .ring_waited = true };
+
+	memcpy(d->rxbuf, j->frame, j->len);
+	int r = dispatch(d, j->c, d->rxbuf, j->len, &req);
+	if (r != DISPATCH_RING_BUSY)
+		j->outcome = dispatch_settle(d, j->c, j->len, &req, r);
+	ualg_wipe(d->rxbuf, j->len);
+	return r != DISPATCH_RING_BUSY;
+}
+
+void offload_complete(struct dispatcher *d)
+{
+	uint64_t n;
+
+	(void)!read(efd, &n, sizeof(n));
+	pthread_mutex_lock(&lock);
+	struct job *list = done;
+	done = NULL;
+	done_tail = &done;
+	pthread_mutex_unlock(&lock);
+	while (list) {
+		struct job *j = list;
+		struct conn *c = j->c;
+		list = j->next;
+		if (j->ring_close && !ring_ctl_begin(c->ring, true)) {
+			enqueue(j);
+			continue;
+		}
+		if (j->ring_close)
+			j->outcome = SETTLE_CLOSE;
+		else if (j->ring_wait && !ring_redo(d, j)) {
+			enqueue(j);
+			continue;
+		}
+		outstanding--;
+		if (j->in_prev)
+			j->in_prev->in_next = j->in_next;
+		else
+			inflight = j->in_next;
+		if (j->in_next)
+			j->in_next->in_prev = j->in_prev;
+		const enum settle outcome = j->outcome;
+		job_free(j);
+		if (outcome == SETTLE_CLOSE) {
+			c->busy = false;
+			conn_close(c);
+			continue;
+		}
+		conn_resume(c);
+		if (outcome == SETTLE_RETRY && !c->closed && !c->busy && c->parked)
+			wait_retry(d, c);	/* may hand it over again */
+	}
+	/* They look again at their children. */
+	while (nwaiting)
+		conn_resume(waiting[--nwaiting]);
+}
+
+/* The client closes an op socket before its next request on the transform
+ * socket, so the hang-up is there to see (conn_reap_closed_children()). */
+bool offload_defer(struct conn *c)
+{
+	if (!c->sk || c->sk->connected || !c->sk->children)
+		return false;
+	for (const struct job *j = inflight; j; j = j->in_next) {
+		const struct conn *o = j->c;
+		char b;
+		if (!o->sk || o->sk->parent != c->sk ||
+		    recv(o->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) != 0)
+			continue;
+		if (nwaiting == waiting_cap) {
+			size_t cap = waiting_cap ? 2 * waiting_cap : 16;
+			struct conn **w = realloc(waiting, cap * sizeof(*w));
+			if (!w)
+				return false;
+			waiting = w;
+			waiting_cap = cap;
+		}
+		waiting[nwaiting++] = c;
+		conn_pause(c);
+		return true;
+	}
+	return false;
+}
+
+void offload_drain(struct dispatcher *d)
+{
+	while (outstanding) {
+		struct pollfd p = { .fd = efd, .events = POLLIN };
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			return;
+		offload_complete(d);
+	}
+	stopped = true;
+}
