@@ -91,5 +91,5 @@ fuzz: $(FUZZ_BUILD)/build.ninja
 	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TIME)
 
 $(FUZZ_BUILD)/build.ninja:
-	CC=clang meson setup $(FUZZ_BUILD) $(MESON_OPTS) -Dfuzz=true \
+	CC=clang CXX=clang++ meson setup $(FUZZ_BUILD) $(MESON_OPTS) -Dfuzz=true \
 		-Db_sanitize=address,undefined -Db_lundef=false
