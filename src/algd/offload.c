@@ -180,6 +180,18 @@ static void enqueue(struct job *j)
 	pthread_mutex_unlock(&lock);
 }
 
+/* The job's connection waits, off the event loop, until the job is done. */
+static void start(struct job *j)
+{
+	conn_pause(j->c);
+	outstanding++;
+	j->in_next = inflight;
+	if (inflight)
+		inflight->in_prev = j;
+	inflight = j;
+	enqueue(j);
+}
+
 static int submit(struct conn *c, const uint8_t *frame, size_t len, struct parked *pk, bool ring_wait)
 {
 	struct job *j = calloc(1, sizeof(*j));
@@ -206,13 +218,7 @@ static int submit(struct conn *c, const uint8_t *frame, size_t len, struct parke
 		}
 		memcpy(j->frame, frame, len);
 	}
-	conn_pause(c);
-	outstanding++;
-	j->in_next = inflight;
-	if (inflight)
-		inflight->in_prev = j;
-	inflight = j;
-	enqueue(j);
+	start(j);
 	return 0;
 }
 
@@ -235,13 +241,7 @@ bool offload_close_deferred(struct conn *c)
 		return false;	/* it waits on the event loop */
 	j->c = c;
 	j->ring_wait = j->ring_close = true;
-	conn_pause(c);
-	outstanding++;
-	j->in_next = inflight;
-	if (inflight)
-		inflight->in_prev = j;
-	inflight = j;
-	enqueue(j);
+	start(j);
 	return true;
 }
 

@@ -611,11 +611,12 @@ def test_huge_ring_request():
     algd.stop()
     print(f"# during 255 MiB ring requests with setkeys ({a}: requests, errno, slowest ms): "
           f"{res[0] if res else '?'} round trips of 64 B sha256, worst {res[2] if len(res) > 2 else '?'} s")
-    # Each request takes about 0.2 s here; a setkey or a release waiting
-    # for it on the event loop stalls every other client for most of that.
+    # Each request takes about 0.2 s here (seconds on a loaded machine: two
+    # are enough to show it); a setkey or a release waiting for it on the
+    # event loop stalls every other client for most of that.
     check(f"a setkey behind a 255 MiB ring request, or the ring's release, leaves another uid's "
           f"round trips under 0.1 s ({res})",
-          ready == "ready" and len(a) == 3 and int(a[0]) >= 4 and a[1] == "0" and
+          ready == "ready" and len(a) == 3 and int(a[0]) >= 2 and a[1] == "0" and
           len(res) == 3 and res[1] == "0" and int(res[0]) > 0 and float(res[2]) < 0.1)
 
 
