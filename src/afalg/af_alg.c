@@ -140,7 +140,7 @@ int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct a
 		return err;
 	switch (optname) {
 	case ALG_SET_KEY:
-	case ALG_SET_KEY_BY_KEY_SERIAL:	/* Linux 6.2's, see ualg(7) */
+	case KABI_ALG_SET_KEY_BY_KEY_SERIAL:	/* Linux 6.2's, see ualg(7) */
 		/* alg_setkey(): sock_kmalloc, copy in, then the type's setkey;
 		 * by serial, the key's payload as the shim read it. */
 		if ((err = afalg_opt_copy_in(sk, v)))

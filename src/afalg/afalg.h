@@ -24,10 +24,6 @@
  * later, after another request changed the socket's state. */
 #define AFALG_WAIT (-100000)	/* outside the errno range */
 
-#ifndef ALG_SET_KEY_BY_KEY_SERIAL
-#define ALG_SET_KEY_BY_KEY_SERIAL 7	/* <linux/if_alg.h> since Linux 6.2 */
-#endif
-
 /* The asymmetric interface of libkcapi's out-of-tree kernel patches
  * (libkcapi lib/internal.h); 7 is ALG_SET_KEY_BY_KEY_SERIAL everywhere but
  * on a kpp socket. */

@@ -1,6 +1,7 @@
 /* The message decoders of msg.h: every check of a body's shape, one
  * function per message. */
 #include "msg.h"
+#include "kabi.h"	/* KABI_ALG_SET_KEY_BY_KEY_SERIAL */
 
 #include <string.h>
 
@@ -66,9 +67,9 @@ int ualg_decode_sockopt(const void *body, size_t len, struct ualg_sockopt_msg *o
 		return -1;
 	out->value = (const uint8_t *)body + sizeof(*o);
 	if (o->vallen >= UALG_SOCKOPT_MAX || len != sizeof(*o) + o->vallen || o->keyref_err > 4095 ||
-	    (o->keyref_err && (o->vallen || o->optname != ALG_SET_KEY_BY_KEY_SERIAL)) ||
+	    (o->keyref_err && (o->vallen || o->optname != KABI_ALG_SET_KEY_BY_KEY_SERIAL)) ||
 	    (o->flags & ~UALG_SOCKOPT_FLAGS_ALL) || (o->flags && o->vallen) ||
-	    (o->vallen && o->vallen != o->optlen && o->optname != ALG_SET_KEY_BY_KEY_SERIAL))
+	    (o->vallen && o->vallen != o->optlen && o->optname != KABI_ALG_SET_KEY_BY_KEY_SERIAL))
 		return -1;
 	return 0;
 }

@@ -137,9 +137,6 @@ struct ualg_sockopt {
 	uint32_t keyref_err;
 };
 #define UALG_SOCKOPT_MAX (20u * 1024u)	/* the kernel's optmem_max */
-#ifndef ALG_SET_KEY_BY_KEY_SERIAL
-#define ALG_SET_KEY_BY_KEY_SERIAL 7	/* <linux/if_alg.h> since Linux 6.2 */
-#endif
 
 #define UALG_SEND_MORE 0x01u	/* MSG_MORE of the caller */
 #define UALG_SEND_DONTWAIT 0x02u	/* MSG_DONTWAIT or O_NONBLOCK */

@@ -114,11 +114,11 @@ static int run_iocb(aio_context_t ctx, const struct iocb *user, const struct ioc
 	switch (cb->aio_lio_opcode) {
 	case IOCB_CMD_PREAD:
 	case IOCB_CMD_PREADV:
-		n = shim_op_read((int)cb->aio_fildes, a, iov->v, iov->n);
+		n = shim_op_read((int)cb->aio_fildes, a, iov);
 		break;
 	case IOCB_CMD_PWRITE:
 	case IOCB_CMD_PWRITEV:
-		n = shim_op_write((int)cb->aio_fildes, a, iov->v, iov->n);
+		n = shim_op_write((int)cb->aio_fildes, a, iov);
 		break;
 	default:
 		n = -1;

@@ -4,37 +4,28 @@
 #include "interpose.h"
 
 #include <fcntl.h>
-#include <linux/fiemap.h>
-#include <linux/fs.h>
-#include <linux/if_alg.h>
-#include <linux/sockios.h>
 #include <poll.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
-/* move_addr_to_kernel(), then alg_bind(). */
+/* move_addr_to_kernel(), then alg_bind()'s checks of the address; algd
+ * makes the rest (the socket's state, the algorithm). */
 int alg_bind(int fd, struct afd *a, const struct sockaddr *addr, socklen_t len)
 {
-	uint8_t sa[SOCKADDR_STORAGE + 1];
-	if ((int)len < 0 || len > SOCKADDR_STORAGE)
-		return fail(EINVAL);
-	if (copy_in(sa, addr, len))
-		return fail(EFAULT);
-	const size_t head = offsetof(struct sockaddr_alg, salg_name);	/* 24 */
-	if (len < head + 1)
-		return fail(EINVAL);
-	struct ualg_bind b = { 0 };
-	memcpy(b.type, sa + 2, sizeof(b.type));
-	b.type[sizeof(b.type) - 1] = 0;
-	memcpy(&b.feat, sa + 16, 4);
-	memcpy(&b.mask, sa + 20, 4);
-	sa[len - 1] = 0;	/* salg_name[addr_len - sizeof(*sa) - 1] = 0 */
-	const char *name = (const char *)sa + head;
-	b.name_len = (uint32_t)strlen(name) + 1;
-	struct iovec parts[2] = { { &b, sizeof(b) }, { (void *)name, b.name_len } };
+	uint8_t sa[KABI_SOCKADDR_MAX];
+	struct kabi_alg_addr aa;
+	int r = kabi_sockaddr_import(&shim_user_mem, (uintptr_t)addr, len, sa);
+	if (!r)
+		r = kabi_sockaddr_alg(sa, len, &aa);
+	if (r)
+		return fail(-r);
+	struct ualg_bind b = { .feat = aa.feat, .mask = aa.mask };
+	_Static_assert(sizeof(b.type) == sizeof(aa.type), "salg_type");
+	memcpy(b.type, aa.type, sizeof(b.type));
+	b.name_len = (uint32_t)strlen(aa.name) + 1;
+	struct iovec parts[2] = { { &b, sizeof(b) }, { (void *)aa.name, b.name_len } };
 	struct xact x = { .type = UALG_MSG_BIND, .parts = parts, .nparts = 2 };
-	int r = client_xact(a, fd, &x);
+	r = client_xact(a, fd, &x);
 	if (r < 0)
 		return fail(-r);
 	afd_set_type(a, (const char *)b.type);
@@ -114,36 +105,15 @@ static ssize_t rfc_sock_recv(int fd, struct afd *a, const struct iovec *iov, siz
 	return rfc_recv(fd, a, iov, niov, flags);
 }
 
-/* ioctl() on an AF_ALG fd: do_vfs_ioctl() answers the file-level commands
- * and sock_ioctl() a few socket-level ones itself (both act on the real fd
- * as they would on the AF_ALG file); everything else reaches AF_ALG's
- * sock_no_ioctl() (EOPNOTSUPP), and the timestamp requests find no
- * gettstamp (ENOTTY). */
-static bool ioctl_is_generic(unsigned long cmd)
-{
-	switch (cmd) {
-	case FIOCLEX: case FIONCLEX: case FIONBIO: case FIOASYNC: case FIOQSIZE:
-	case FIGETBSZ: case FIFREEZE: case FITHAW: case FICLONE: case FICLONERANGE:
-	case FIDEDUPERANGE: case FS_IOC_FIEMAP:
-	case FIOSETOWN: case SIOCSPGRP: case FIOGETOWN: case SIOCGPGRP:
-	case SIOCGIFBR: case SIOCSIFBR: case SIOCBRADDBR: case SIOCBRDELBR:
-	case SIOCGIFVLAN: case SIOCSIFVLAN: case SIOCGSKNS:
-		return true;
-	default:
-		return (cmd >= SIOCDEVPRIVATE && cmd <= SIOCDEVPRIVATE + 15) ||
-		       (cmd >= 0x8B00 && cmd <= 0x8BFF);	/* wireless extensions */
-	}
-}
-
+/* ioctl() on an AF_ALG fd: the commands do_vfs_ioctl() and sock_ioctl()
+ * answer themselves act on the real fd as they would on the AF_ALG file;
+ * the others get AF_ALG's errno (kabi_alg_ioctl_class()).  The kernel
+ * takes the command's low 32 bits. */
 static int alg_ioctl(int fd, struct afd *a, unsigned long cmd, void *arg)
 {
 	(void)a;
-	if (ioctl_is_generic(cmd))
-		return next.ioctl(fd, cmd, arg);
-	if (cmd == SIOCGSTAMP_OLD || cmd == SIOCGSTAMPNS_OLD || cmd == SIOCGSTAMP_NEW ||
-	    cmd == SIOCGSTAMPNS_NEW)
-		return fail(ENOTTY);
-	return fail(EOPNOTSUPP);
+	int e = kabi_alg_ioctl_errno((uint32_t)cmd);
+	return e ? fail(e) : next.ioctl(fd, cmd, arg);
 }
 
 /* The mask sock_poll() gives an AF_ALG socket: algd knows its state. */

@@ -1,6 +1,7 @@
 /* Talking to algd: connecting a transform socket, and one request/reply
  * transaction at a time per socket. */
 #include "shim.h"
+#include "msg.h"	/* the replies' decoders */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -436,22 +437,11 @@ static int reply_ok(const struct xact *x, const struct ualg_hdr *h, ssize_t n, s
 {
 	size_t data = (size_t)n - sizeof(*h);
 
-	if (h->type != x->type || !(h->flags & UALG_HDR_REPLY) || data > cap)
-		return 0;
-	if (x->type == UALG_MSG_SHM_SETUP)
-		return h->result < 0 ? data == 0 : data == sizeof(struct ualg_shm_setup_reply);
-	if (x->type == UALG_MSG_ENGINE)
-		return h->result < 0 ? data == 0 : data == sizeof(struct ualg_engine_info);
-	if (x->type == UALG_MSG_DESCRIBE)
-		return h->result < 0 ? data == 0 : data == sizeof(struct ualg_describe);
-	if (x->type == UALG_MSG_RFC_READ)
-		return h->result < 0 ? data == 0 : (size_t)h->result == data;
-	if (x->type == UALG_MSG_RECV)
-		/* An AEAD answer longer than a frame fills it; the rest
-		 * follows on request (UALG_RECV_REST). */
-		return h->result < 0 ? data == 0
-				     : (size_t)h->result == data || (data == cap && (size_t)h->result > data);
-	return data == 0;
+	/* The body's size for each request is the protocol's (an AEAD answer
+	 * longer than a frame fills it; the rest follows on request,
+	 * UALG_RECV_REST). */
+	return h->type == x->type && (h->flags & UALG_HDR_REPLY) &&
+	       ualg_decode_afalg_reply(x->type, h->result, data, cap) == 0;
 }
 
 static ssize_t recv_cancellable(struct abandon *ab, struct ualg_hdr *h, int cancel_state)

@@ -1,18 +1,13 @@
-/* Control messages of sendmsg(), parsed exactly as the kernel does: first
- * ____sys_sendmsg() copies them in (ENOBUFS, EFAULT), then
- * af_alg_cmsg_send() walks them with the kernel's own CMSG_OK and
+/* Control messages of sendmsg(), parsed exactly as the kernel does: once
+ * ____sys_sendmsg() has copied them in (kabi_msg_import(): ENOBUFS,
+ * EFAULT), af_alg_cmsg_send() walks them with the kernel's own CMSG_OK and
  * __cmsg_nxthdr rules, which differ from glibc's macros at the edges. */
 #include "shim.h"
 #include "kabi.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <linux/if_alg.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
-#include <unistd.h>
 
 static size_t kcmsg_align(size_t len)
 {
@@ -99,22 +94,11 @@ static void walk(const uint8_t *buf, size_t size, struct shim_ctl *ctl)
 	}
 }
 
-int cmsg_parse(const struct msghdr *msg, struct shim_ctl *ctl)
+void cmsg_parse(const uint8_t *buf, size_t size, struct shim_ctl *ctl)
 {
 	memset(ctl, 0, sizeof(*ctl));
-	size_t size = msg->msg_controllen;
 	if (!size)
-		return 0;
-	if (size > INT_MAX || size > KABI_OPTMEM_MAX)
-		return -ENOBUFS;
-	uint8_t *buf = malloc(size);
-	if (!buf)
-		return -ENOBUFS;
-	int r = copy_in(buf, msg->msg_control, size);
-	if (!r) {
-		ctl->present = true;
-		walk(buf, size, ctl);
-	}
-	free(buf);
-	return r;
+		return;
+	ctl->present = true;
+	walk(buf, size, ctl);
 }

@@ -6,6 +6,7 @@
  * by SO_PEERCRED: algd creates the op socketpairs itself) is asked what it
  * is.  Nothing is sent on a socket whose peer is anything else. */
 #include "shim.h"
+#include "msg.h"	/* the replies' decoders */
 
 #include <dirent.h>
 #include <errno.h>
@@ -75,14 +76,14 @@ static pid_t algd_pid(void)
 
 static void adopt(int fd)
 {
-	struct ualg_describe d;
-	struct iovec body = { &d, sizeof(d) };
+	struct ualg_describe raw, d;
+	struct iovec body = { &raw, sizeof(raw) };
 
 	struct afd *a = afd_track(fd, AFD_TFM);
 	if (!a)
 		return;
 	struct xact x = { .type = UALG_MSG_DESCRIBE, .rbody = &body, .nrbody = 1 };
-	if (client_xact(a, fd, &x) < 0 || memchr(d.type, 0, sizeof(d.type)) == NULL) {
+	if (client_xact(a, fd, &x) < 0 || ualg_decode_describe(&raw, x.rlen, &d)) {
 		afd_put(a);
 		afd_untrack(fd);
 		return;

@@ -23,6 +23,7 @@
  * thread's send on the same socket goes through, and a signal or
  * pthread_cancel() ends the wait as it ends the kernel's. */
 #include "shim.h"
+#include "msg.h"	/* the replies' decoders */
 #include "engine.h"
 
 #include <dlfcn.h>
@@ -177,7 +178,8 @@ static uint32_t key_gen_of(int fd, struct afd *a)
 	struct ualg_engine_info info;
 	struct iovec body = { &info, sizeof(info) };
 	struct xact x = { .type = UALG_MSG_ENGINE, .rbody = &body, .nrbody = 1 };
-	return client_xact(a, fd, &x) || x.rlen != sizeof(info) ? 0 : info.key_gen;
+	int r = client_xact(a, fd, &x);
+	return r || ualg_decode_fixed_reply(r, x.rlen, sizeof(info)) ? 0 : info.key_gen;
 }
 
 void inproc_keyed(int fd, struct afd *a, const uint8_t *key, size_t len)
@@ -280,7 +282,8 @@ void inproc_accepted(struct afd *parent, int newfd, struct afd *a)
 		struct ualg_engine_info info;
 		struct iovec body = { &info, sizeof(info) };
 		struct xact x = { .type = UALG_MSG_ENGINE, .rbody = &body, .nrbody = 1 };
-		if (client_xact(a, newfd, &x) || x.rlen != sizeof(info) ||
+		int xr = client_xact(a, newfd, &x);
+		if (xr || ualg_decode_fixed_reply(xr, x.rlen, sizeof(info)) ||
 		    !(info.flags & UALG_ENGINE_INPROC) || !loaded())
 			return;
 		/* A key: only the one this process set, still in force (not

@@ -21,21 +21,12 @@
 #define UALG_INTERPOSE_H
 
 #include "shim.h"
+#include "kabi.h"	/* the kernel's constants and argument checks */
 
 #include <errno.h>
 #include <sys/types.h>
 
-#ifndef AF_ALG
-#define AF_ALG 38
-#endif
-#ifndef SOL_ALG
-#define SOL_ALG 279
-#endif
-
 #define EXPORT __attribute__((visibility("default")))
-#define SOCKADDR_STORAGE 128	/* sizeof(struct sockaddr_storage) */
-#define UIO_MAXIOV_ 1024
-#define UIO_FASTIOV_ 8
 
 /* The operations of one kind of emulated fd.  Each is called with a
  * reference on a held; each sets errno and returns -1 on failure, as the
@@ -48,8 +39,8 @@ struct afd_ops {
 	/* Every level, SOL_SOCKET included. */
 	int (*setsockopt)(int fd, struct afd *a, int level, int optname, const void *val,
 			  socklen_t len);
-	/* iov is the caller's (read with copy_in); total its length, checked
-	 * (iov_total). */
+	/* iov: the caller's iovecs as imported (kabi.h: lengths checked and
+	 * cut to MAX_RW_COUNT in all); total their sum.  The same for recv. */
 	ssize_t (*send)(int fd, struct afd *a, const struct iovec *iov, size_t niov, size_t total,
 			const struct shim_ctl *ctl, int flags);
 	/* msg_flags may be NULL. */
@@ -119,14 +110,6 @@ static inline ssize_t sfail(int err)
 	errno = err;
 	return -1;
 }
-
-/* transfer.c: the caller's iovec array checked as the kernel checks it:
- * 0, -EMSGSIZE or -EINVAL; *total capped at MAX_RW_COUNT. */
-int iov_total(const struct iovec *iov, size_t n, size_t *total);
-/* A send or a receive through the socket's operations, iov_total()'s
- * checks first for a send. */
-ssize_t afd_send(int fd, struct afd *a, const struct iovec *iov, size_t niov,
-		 const struct shim_ctl *ctl, int flags);
 
 /* alg_sock.c, for the AF_ALG tables. */
 int alg_bind(int fd, struct afd *a, const struct sockaddr *addr, socklen_t len);

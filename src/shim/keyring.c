@@ -64,7 +64,7 @@ int read_key_by_serial(const void *val, socklen_t len, uint8_t **out, size_t *ou
 	long size = syscall(SYS_keyctl, 11 /* KEYCTL_READ */, serial, NULL, 0);
 	if (size < 0)
 		return errno == EOPNOTSUPP ? EACCES : errno;
-	if (size >= (long)UALG_SOCKOPT_MAX)
+	if (size >= (long)KABI_OPTMEM_MAX)
 		return ENOMEM;	/* sock_kmalloc() past optmem_max */
 	uint8_t *buf = malloc(size ? (size_t)size : 1);
 	if (!buf)

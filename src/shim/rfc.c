@@ -82,7 +82,7 @@ int rfc_setsockopt(int fd, struct afd *a, int level, int optname, const void *va
 	struct ualg_sockopt o = { level, optname, len, 0, 0, 0 };
 	uint8_t *buf = NULL;
 	if (level == KABI_SOL_ALG && optname != ALG_SET_AEAD_AUTHSIZE) {
-		if (len >= UALG_SOCKOPT_MAX)
+		if (len >= KABI_OPTMEM_MAX)	/* sock_kmalloc() refuses it */
 			o.flags = UALG_SOCKOPT_TOOBIG;
 		else if (!(buf = malloc(len ? len : 1)))
 			return (int)rfail(ENOMEM);

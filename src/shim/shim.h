@@ -187,9 +187,10 @@ struct shim_ctl {
 	uint32_t op, assoclen, ivlen;
 	uint8_t iv[UALG_IV_MAX];
 };
-/* Returns 0 or -errno for what the kernel rejects before the protocol
- * (ENOBUFS, EFAULT); cmsgs the protocol rejects set ctl->invalid. */
-int cmsg_parse(const struct msghdr *msg, struct shim_ctl *ctl);
+/* Parses size bytes of control data, already copied in as the kernel
+ * does (kabi_msg_import(): its ENOBUFS and EFAULT come first); cmsgs the
+ * protocol rejects set ctl->invalid. */
+void cmsg_parse(const uint8_t *buf, size_t size, struct shim_ctl *ctl);
 
 /* NETLINK_CRYPTO (netlink.c): answers the requests in one sendmsg(). */
 ssize_t netlink_send(struct afd *a, const void *data, size_t len);
@@ -203,8 +204,8 @@ short shim_alg_revents(int fd, struct afd *a, short events);
 void epoll_forget(int fd);
 
 /* read()/write() of an emulated socket over iovecs (AIO, aio.c). */
-ssize_t shim_op_read(int fd, struct afd *a, const struct iovec *iov, size_t niov);
-ssize_t shim_op_write(int fd, struct afd *a, const struct iovec *iov, size_t niov);
+ssize_t shim_op_read(int fd, struct afd *a, const struct kabi_iov *t);
+ssize_t shim_op_write(int fd, struct afd *a, const struct kabi_iov *t);
 
 /* rfc.c: RFC mode (issue 9).  rfc_enabled(): the program opted in
  * (UALG_RFC=1); then socket(AF_ALG, SOCK_STREAM, 0) is rfc_socket(). */

@@ -4,6 +4,7 @@
  * transfer; wherever it is unavailable (algd refused, another process
  * after fork or execve, another thread using it) the frame path serves. */
 #include "shim.h"
+#include "msg.h"	/* the replies' decoders */
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -18,8 +19,8 @@ static bool shm_setup(int fd, struct afd *a)
 	void *map;
 
 	int r = client_xact(a, fd, &x);
-	bool ok = r == 0 && x.rfd >= 0 && x.rlen == sizeof(rep) && rep.size >= SHM_MIN &&
-		  rep.size <= (1u << 30) && ualg_memfd_map(x.rfd, (size_t)rep.size, &map) == 0;
+	bool ok = r == 0 && x.rfd >= 0 && !ualg_decode_fixed_reply(r, x.rlen, sizeof(rep)) &&
+		  rep.size >= SHM_MIN && rep.size <= (1u << 30) && ualg_memfd_map(x.rfd, (size_t)rep.size, &map) == 0;
 	if (x.rfd >= 0)
 		real.close(x.rfd);
 	if (!ok)

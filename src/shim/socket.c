@@ -12,7 +12,7 @@ EXPORT int socket(int domain, int type, int protocol)
 	shim_resolve();
 	const bool crypto_user = domain == AF_NETLINK && protocol == NETLINK_CRYPTO_;
 	/* System-wide, the kernel's own AF_ALG may serve (sysmode.c). */
-	if ((domain != AF_ALG && !crypto_user) || !shim_active())
+	if ((domain != KABI_AF_ALG && !crypto_user) || !shim_active())
 		return real.socket(domain, type, protocol);
 	if (crypto_user)
 		return netlink_sock_create(type);

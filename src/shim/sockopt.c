@@ -20,7 +20,7 @@ static int wmem_max(void)
 	int v = atomic_load(&cached);
 	if (v)
 		return v;
-	v = 212992;
+	v = KABI_WMEM_MAX;	/* the sysctl's default, if unreadable */
 	int f = open("/proc/sys/net/core/wmem_max", O_RDONLY | O_CLOEXEC);
 	if (f >= 0) {
 		char b[32] = { 0 };
@@ -84,9 +84,9 @@ int alg_tfm_setsockopt(int fd, struct afd *a, int level, int optname, const void
 	uint8_t *buf = NULL;
 	/* Only a key is copied in by the kernel, and only after its checks:
 	 * what goes wrong copying it is algd's to report in order. */
-	if (level == SOL_ALG && (optname == ALG_SET_KEY || optname == UALG_SET_KEY_BY_NAME ||
-				 asym_value_option(a, optname))) {
-		if (len >= UALG_SOCKOPT_MAX) {
+	if (level == KABI_SOL_ALG && (optname == ALG_SET_KEY || optname == UALG_SET_KEY_BY_NAME ||
+				      asym_value_option(a, optname))) {
+		if (len >= KABI_OPTMEM_MAX) {	/* sock_kmalloc() refuses it */
 			o.flags = UALG_SOCKOPT_TOOBIG;
 		} else if (!(buf = malloc(len ? len : 1))) {
 			return fail(ENOMEM);
@@ -95,7 +95,7 @@ int alg_tfm_setsockopt(int fd, struct afd *a, int level, int optname, const void
 		} else {
 			o.vallen = len;
 		}
-	} else if (level == SOL_ALG && optname == ALG_SET_KEY_BY_KEY_SERIAL) {
+	} else if (level == KABI_SOL_ALG && optname == KABI_ALG_SET_KEY_BY_KEY_SERIAL) {
 		size_t n = 0;
 		bool by_name = false;
 		o.keyref_err = (uint32_t)read_key_by_serial(val, len, &buf, &n, &by_name);
@@ -109,12 +109,12 @@ int alg_tfm_setsockopt(int fd, struct afd *a, int level, int optname, const void
 	struct iovec parts[2] = { { &o, sizeof(o) }, { buf, o.vallen } };
 	struct xact x = { .type = UALG_MSG_SETSOCKOPT, .parts = parts, .nparts = 2 };
 	int r = client_xact(a, fd, &x);
-	if (r >= 0 && level == SOL_ALG && optname == ALG_SET_KEY)
+	if (r >= 0 && level == KABI_SOL_ALG && optname == ALG_SET_KEY)
 		inproc_keyed(fd, a, buf, o.vallen);
-	else if (r >= 0 && level == SOL_ALG && (optname == ALG_SET_KEY_BY_KEY_SERIAL ||
-						optname == UALG_SET_KEY_BY_NAME))
+	else if (r >= 0 && level == KABI_SOL_ALG && (optname == KABI_ALG_SET_KEY_BY_KEY_SERIAL ||
+						     optname == UALG_SET_KEY_BY_NAME))
 		inproc_keyed(fd, a, NULL, 0);
-	else if (r >= 0 && level == SOL_ALG && optname == ALG_SET_AEAD_AUTHSIZE)
+	else if (r >= 0 && level == KABI_SOL_ALG && optname == ALG_SET_AEAD_AUTHSIZE)
 		inproc_authsize(a, len);
 	if (buf) {
 		explicit_bzero(buf, len);	/* a key */
@@ -166,7 +166,7 @@ EXPORT int getsockopt(int fd, int level, int optname, void *val, socklen_t *len)
 	afd_put(a);
 	if (level == SOL_SOCKET && (optname == SO_DOMAIN || (optname == SO_SNDBUF && sndbuf) ||
 				    (optname == SO_TYPE && so_type))) {
-		int v = optname == SO_DOMAIN ? AF_ALG : optname == SO_TYPE ? so_type : sndbuf;
+		int v = optname == SO_DOMAIN ? KABI_AF_ALG : optname == SO_TYPE ? so_type : sndbuf;
 		socklen_t l;
 		if (copy_in(&l, len, sizeof(l)))
 			return fail(EFAULT);

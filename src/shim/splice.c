@@ -116,7 +116,8 @@ static ssize_t feed_chunks(int fd, struct afd *a, struct source *src, size_t len
 			    (src->pipe && pipe_pending(src->fd) == (size_t)n);
 		const int flags = (more || !last) ? MSG_MORE : 0;
 		struct iovec iov = { buf, (size_t)n };
-		ssize_t s = area ? alg_send_area(fd, a, (size_t)n, flags) : afd_send(fd, a, &iov, 1, NULL, flags);
+		ssize_t s = area ? alg_send_area(fd, a, (size_t)n, flags)
+				 : a->ops->send(fd, a, &iov, 1, (size_t)n, NULL, flags);
 		if (s < 0) {
 			err = errno;
 			break;

@@ -1,102 +1,93 @@
 /* The data calls: send, sendto, sendmsg, write, writev, recv, recvfrom,
  * recvmsg, read, readv (and their _FORTIFY_SOURCE names), sendmmsg and
- * recvmmsg.  Each takes in its arguments as the syscall does, then hands
- * the iovecs to the socket's send or recv operation. */
+ * recvmmsg.  Each takes in its arguments as the syscall does (kabi.h: the
+ * kernel's checks in the kernel's order), then hands the imported iovecs
+ * to the socket's send or recv operation. */
 #include "interpose.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-int iov_total(const struct iovec *iov, size_t n, size_t *total)
+/* An iovec import is 16 KiB (UIO_MAXIOV iovecs): the vector calls keep
+ * theirs on the heap, freed also when the thread is cancelled in the
+ * call (the emulated calls are cancellation points). */
+static void msg_free(void *p)
 {
-	size_t t = 0;
-
-	if (n > UIO_MAXIOV_)
-		return -EMSGSIZE;
-	for (size_t i = 0; i < n; i++) {
-		if ((ssize_t)iov[i].iov_len < 0 || iov[i].iov_len > (size_t)SSIZE_MAX - t)
-			return -EINVAL;
-		t += iov[i].iov_len;
-	}
-	/* The kernel caps one call at MAX_RW_COUNT. */
-	*total = t < (size_t)INT_MAX - 4095 ? t : (size_t)INT_MAX - 4095;
-	return 0;
+	int e = errno;
+	kabi_msg_release(p);
+	free(p);
+	errno = e;
 }
 
-ssize_t afd_send(int fd, struct afd *a, const struct iovec *iov, size_t niov,
-		 const struct shim_ctl *ctl, int flags)
+static void iov_free(void *p)
 {
-	size_t total;
-	int r = iov_total(iov, niov, &total);
-	if (r)
-		return sfail(-r);
-	return a->ops->send(fd, a, iov, niov, total, ctl, flags);
-}
-
-/* The caller's iovec array, as copy_msghdr_from_user() takes it in: up
- * to UIO_FASTIOV into fast (on the caller's stack), more into memory of
- * its own, which iovecs_free() releases. */
-static int copy_iovecs(const struct msghdr *m, struct iovec fast[UIO_FASTIOV_], struct iovec **out)
-{
-	if (m->msg_iovlen > UIO_MAXIOV_)
-		return -EMSGSIZE;
-	struct iovec *iov = m->msg_iovlen <= UIO_FASTIOV_ ? fast : malloc(m->msg_iovlen * sizeof(*iov));
-	if (!iov)
-		return -ENOMEM;
-	if (copy_in(iov, m->msg_iov, m->msg_iovlen * sizeof(*iov))) {
-		if (iov != fast)
-			free(iov);
-		return -EFAULT;
-	}
-	*out = iov;
-	return 0;
-}
-
-static void iovecs_free(struct iovec *iov, const struct iovec *fast)
-{
-	if (iov != fast)
-		free(iov);
+	int e = errno;
+	free(p);
+	errno = e;
 }
 
 /* ---- sending -------------------------------------------------------- */
 
-static ssize_t sendmsg_afd(int fd, struct afd *a, const struct msghdr *msg, int flags)
+/* copy_msghdr_from_user() and the control data's import (kabi), then
+ * af_alg_cmsg_send()'s parse; *want: the bytes the message holds, as
+ * imported. */
+static ssize_t sendmsg_afd(int fd, struct afd *a, const struct msghdr *msg, int flags, size_t *want)
 {
-	struct msghdr m;
-	struct shim_ctl ctl;
-	if (copy_in(&m, msg, sizeof(m)))
-		return sfail(EFAULT);
-	if ((int)m.msg_namelen < 0)
-		return sfail(EINVAL);
-	struct iovec fast[UIO_FASTIOV_], *iov;
-	int r = cmsg_parse(&m, &ctl);
-	if (!r)
-		r = copy_iovecs(&m, fast, &iov);
-	if (r)
+	struct kabi_msg *km = malloc(sizeof(*km));
+	if (!km)
+		return sfail(ENOMEM);
+	int r = kabi_msg_import(&shim_user_mem, (uintptr_t)msg, true, km);
+	if (r) {
+		free(km);
 		return sfail(-r);
-	ssize_t n = afd_send(fd, a, iov, m.msg_iovlen, &ctl, flags);
-	iovecs_free(iov, fast);
+	}
+	struct shim_ctl ctl;
+	cmsg_parse(km->ctl, km->ctllen, &ctl);
+	*want = km->iov.total;
+	ssize_t n;
+	pthread_cleanup_push(msg_free, km);
+	n = a->ops->send(fd, a, km->iov.v, km->iov.n, km->iov.total, &ctl, flags);
+	pthread_cleanup_pop(1);
+	return n;
+}
+
+static ssize_t sendmsg_want(int fd, const struct msghdr *msg, int flags, size_t *want)
+{
+	struct afd *a = afd_get(fd);
+	if (!a)
+		return next.sendmsg(fd, msg, flags);
+	ssize_t n;
+	AFD_HELD(a, n, sendmsg_afd(fd, a, msg, flags, want));
 	return n;
 }
 
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	shim_resolve();
-	struct afd *a = afd_get(fd);
-	if (!a)
-		return next.sendmsg(fd, msg, flags);
-	ssize_t n;
-	AFD_HELD(a, n, sendmsg_afd(fd, a, msg, flags));
-	return n;
+	size_t want;
+	return sendmsg_want(fd, msg, flags, &want);
 }
 
-/* One buffer through a's send operation. */
-static ssize_t send_one(int fd, struct afd *a, const void *buf, size_t len, int flags)
+/* One buffer through a's send operation (a's reference is dropped):
+ * write() imports it as vfs_write() (rw), send() and sendto() as
+ * import_single_range(); sendto()'s address, if any, is then read as
+ * move_addr_to_kernel() reads it (AF_ALG ignores it).  Not inlined: the
+ * import's 16 KiB of stack stay off the calls on other fds. */
+static __attribute__((noinline)) ssize_t send_one(int fd, struct afd *a, const void *buf, size_t len,
+						  int flags, bool rw, const struct sockaddr *addr,
+						  socklen_t alen)
 {
-	struct iovec iov = { (void *)buf, len };
+	struct kabi_iov t;
+	uint8_t sa[KABI_SOCKADDR_MAX];
+	int r = rw ? kabi_iov_rw((uintptr_t)buf, len, &t) : kabi_iov_range((uintptr_t)buf, len, &t);
+	if (!r && addr)
+		r = kabi_sockaddr_import(&shim_user_mem, (uintptr_t)addr, alen, sa);
+	if (r) {
+		afd_put(a);
+		return sfail(-r);
+	}
 	ssize_t n;
-	AFD_HELD(a, n, afd_send(fd, a, &iov, 1, NULL, flags));
+	AFD_HELD(a, n, a->ops->send(fd, a, t.v, t.n, t.total, NULL, flags));
 	return n;
 }
 
@@ -107,25 +98,43 @@ EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
 	struct afd *a = afd_get(fd);
 	if (!a)
 		return next.sendto(fd, buf, len, flags, addr, alen);
-	if (addr && alen > SOCKADDR_STORAGE) {
-		afd_put(a);
-		return sfail(EINVAL);
-	}
-	return send_one(fd, a, buf, len, flags);
+	return send_one(fd, a, buf, len, flags, false, addr, alen);
 }
 
 EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
 	shim_resolve();
 	struct afd *a = afd_get(fd);
-	return a ? send_one(fd, a, buf, len, flags) : next.send(fd, buf, len, flags);
+	return a ? send_one(fd, a, buf, len, flags, false, NULL, 0) : next.send(fd, buf, len, flags);
 }
 
 EXPORT ssize_t write(int fd, const void *buf, size_t len)
 {
 	shim_resolve();
 	struct afd *a = afd_get(fd);
-	return a ? send_one(fd, a, buf, len, 0) : next.write(fd, buf, len);
+	return a ? send_one(fd, a, buf, len, 0, true, NULL, 0) : next.write(fd, buf, len);
+}
+
+/* readv() and writev(): import_iovec() (a's reference is dropped).  glibc
+ * passes the count sign-extended, so a negative one is past UIO_MAXIOV. */
+static ssize_t vec_afd(int fd, struct afd *a, const struct iovec *iov, int n, bool is_write)
+{
+	struct kabi_iov *t = malloc(sizeof(*t));
+	if (!t)
+		return sfail(ENOMEM);
+	int r = kabi_iov_import(&shim_user_mem, (uintptr_t)iov, (uint64_t)(int64_t)n, KABI_IOV_RW, t);
+	if (r) {
+		free(t);
+		return sfail(-r);
+	}
+	ssize_t out = 0;
+	pthread_cleanup_push(iov_free, t);
+	if (is_write)
+		out = a->ops->send(fd, a, t->v, t->n, t->total, NULL, 0);
+	else if (t->total)	/* an empty read: sock_read_iter() answers 0 */
+		out = a->ops->recv(fd, a, t->v, t->n, 0, NULL);
+	pthread_cleanup_pop(1);
+	return out;
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
@@ -134,35 +143,37 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 	struct afd *a = afd_get(fd);
 	if (!a)
 		return next.writev(fd, iov, n);
-	if (n < 0) {
-		afd_put(a);
-		return sfail(EINVAL);
-	}
 	ssize_t r;
-	AFD_HELD(a, r, afd_send(fd, a, iov, (size_t)n, NULL, 0));
+	AFD_HELD(a, r, vec_afd(fd, a, iov, n, true));
 	return r;
 }
 
 /* ---- receiving ------------------------------------------------------ */
 
+/* copy_msghdr_from_user() (kabi): the name and control data are only
+ * room, msg_namelen cut to sizeof(struct sockaddr_storage). */
 static ssize_t recvmsg_afd(int fd, struct afd *a, struct msghdr *msg, int flags)
 {
-	struct msghdr m;
-	struct iovec fast[UIO_FASTIOV_], *iov;
-	if (copy_in(&m, msg, sizeof(m)))
-		return sfail(EFAULT);
-	int r = copy_iovecs(&m, fast, &iov);
-	if (r)
+	struct kabi_msg *km = malloc(sizeof(*km));
+	if (!km)
+		return sfail(ENOMEM);
+	int r = kabi_msg_import(&shim_user_mem, (uintptr_t)msg, false, km);
+	if (r) {
+		free(km);
 		return sfail(-r);
+	}
 	int mflags = 0;
-	ssize_t n = a->ops->recv(fd, a, iov, m.msg_iovlen, flags, &mflags);
-	iovecs_free(iov, fast);
-	if (n < 0)
-		return n;
-	/* No control data; no address, except a netlink reply's sender. */
-	msg->msg_namelen = a->ops->recv_name ? a->ops->recv_name(m.msg_name, m.msg_namelen) : 0;
-	msg->msg_controllen = 0;
-	msg->msg_flags = mflags;
+	ssize_t n;
+	pthread_cleanup_push(msg_free, km);
+	n = a->ops->recv(fd, a, km->iov.v, km->iov.n, flags, &mflags);
+	if (n >= 0) {
+		/* No control data; no address, except a netlink reply's sender. */
+		msg->msg_namelen = a->ops->recv_name ? a->ops->recv_name(km->h.msg_name, (socklen_t)km->namelen)
+						     : 0;
+		msg->msg_controllen = 0;
+		msg->msg_flags = mflags;
+	}
+	pthread_cleanup_pop(1);
 	return n;
 }
 
@@ -177,12 +188,21 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	return n;
 }
 
-/* One buffer through a's recv operation. */
-static ssize_t recv_one(int fd, struct afd *a, void *buf, size_t len, int flags)
+/* One buffer through a's recv operation (a's reference is dropped): read()
+ * imports it as vfs_read() (rw; an empty read is sock_read_iter()'s 0),
+ * recv() and recvfrom() as import_single_range().  Not inlined, as
+ * send_one(). */
+static __attribute__((noinline)) ssize_t recv_one(int fd, struct afd *a, void *buf, size_t len,
+						  int flags, bool rw)
 {
-	struct iovec iov = { buf, len };
+	struct kabi_iov t;
+	int r = rw ? kabi_iov_rw((uintptr_t)buf, len, &t) : kabi_iov_range((uintptr_t)buf, len, &t);
+	if (r || (rw && !t.total)) {
+		afd_put(a);
+		return r ? sfail(-r) : 0;
+	}
 	ssize_t n;
-	AFD_HELD(a, n, a->ops->recv(fd, a, &iov, 1, flags, NULL));
+	AFD_HELD(a, n, a->ops->recv(fd, a, t.v, t.n, flags, NULL));
 	return n;
 }
 
@@ -192,7 +212,7 @@ EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, struct sockadd
 	struct afd *a = afd_get(fd);
 	if (!a)
 		return next.recvfrom(fd, buf, len, flags, addr, alen);
-	ssize_t n = recv_one(fd, a, buf, len, flags);
+	ssize_t n = recv_one(fd, a, buf, len, flags, false);
 	if (n >= 0 && addr && alen)
 		*alen = 0;
 	return n;
@@ -202,20 +222,14 @@ EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
 {
 	shim_resolve();
 	struct afd *a = afd_get(fd);
-	return a ? recv_one(fd, a, buf, len, flags) : next.recv(fd, buf, len, flags);
+	return a ? recv_one(fd, a, buf, len, flags, false) : next.recv(fd, buf, len, flags);
 }
 
 EXPORT ssize_t read(int fd, void *buf, size_t len)
 {
 	shim_resolve();
 	struct afd *a = afd_get(fd);
-	if (!a)
-		return next.read(fd, buf, len);
-	if (!len) {
-		afd_put(a);
-		return 0;	/* sock_read_iter() answers an empty read itself */
-	}
-	return recv_one(fd, a, buf, len, 0);
+	return a ? recv_one(fd, a, buf, len, 0, true) : next.read(fd, buf, len);
 }
 
 EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
@@ -224,30 +238,21 @@ EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 	struct afd *a = afd_get(fd);
 	if (!a)
 		return next.readv(fd, iov, n);
-	size_t total;
-	if (n < 0 || (!iov_total(iov, (size_t)n, &total) && !total)) {
-		afd_put(a);
-		return n < 0 ? sfail(EINVAL) : 0;
-	}
 	ssize_t r;
-	AFD_HELD(a, r, a->ops->recv(fd, a, iov, (size_t)n, 0, NULL));
+	AFD_HELD(a, r, vec_afd(fd, a, iov, n, false));
 	return r;
 }
 
 /* The plain read and write of an op socket, for AIO (aio.c): what
  * sock_read_iter() and sock_write_iter() do for an iocb. */
-ssize_t shim_op_read(int fd, struct afd *a, const struct iovec *iov, size_t niov)
+ssize_t shim_op_read(int fd, struct afd *a, const struct kabi_iov *t)
 {
-	size_t total;
-	int r = iov_total(iov, niov, &total);
-	if (r)
-		return sfail(-r);
-	return total ? a->ops->recv(fd, a, iov, niov, 0, NULL) : 0;
+	return t->total ? a->ops->recv(fd, a, t->v, t->n, 0, NULL) : 0;
 }
 
-ssize_t shim_op_write(int fd, struct afd *a, const struct iovec *iov, size_t niov)
+ssize_t shim_op_write(int fd, struct afd *a, const struct kabi_iov *t)
 {
-	return afd_send(fd, a, iov, niov, NULL, 0);
+	return a->ops->send(fd, a, t->v, t->n, t->total, NULL, 0);
 }
 
 /* _FORTIFY_SOURCE builds call these instead. */
@@ -273,11 +278,10 @@ EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int 
 	return recvfrom(fd, buf, len, flags, addr, alen);
 }
 
-/* sendmmsg() and recvmmsg(): __sys_sendmmsg() and __sys_recvmmsg() are
+/* sendmmsg() and recvmmsg(): __sys_sendmmsg() and do_recvmmsg() are
  * loops of the single-message calls, stopping at the first error (which is
- * returned only when no message went through) or, for sends, a short one. */
-#define MMSG_MAX 1024	/* UIO_MAXIOV */
-
+ * returned only when no message went through) or, for sends, a short one;
+ * kabi_mmsg_vlen() says how many messages a call handles. */
 EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags)
 {
 	shim_resolve();
@@ -285,14 +289,12 @@ EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags)
 		return next.sendmmsg(fd, vec, n, flags);
 	unsigned done = 0;
 	ssize_t r = 0;
-	if (n > MMSG_MAX)
-		n = MMSG_MAX;
+	n = kabi_mmsg_vlen(n, true);
 	while (done < n) {
-		r = sendmsg(fd, &vec[done].msg_hdr, flags);
+		size_t want = 0;
+		r = sendmsg_want(fd, &vec[done].msg_hdr, flags, &want);
 		if (r < 0)
 			break;
-		size_t want = 0;	/* readable and valid: sendmsg() took it */
-		iov_total(vec[done].msg_hdr.msg_iov, vec[done].msg_hdr.msg_iovlen, &want);
 		vec[done++].msg_len = (unsigned)r;
 		if ((size_t)r < want)
 			break;
@@ -307,8 +309,7 @@ EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags, struct t
 		return next.recvmmsg(fd, vec, n, flags, ts);
 	unsigned done = 0;
 	ssize_t r = 0;
-	if (n > MMSG_MAX)
-		n = MMSG_MAX;
+	n = kabi_mmsg_vlen(n, false);
 	while (done < n) {
 		r = recvmsg(fd, &vec[done].msg_hdr, flags);
 		if (r < 0)

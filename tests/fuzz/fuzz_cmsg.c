@@ -9,9 +9,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct shim_ctl ctl;
-	struct msghdr msg = { .msg_control = (void *)data, .msg_controllen = size };
 
-	cmsg_parse(&msg, &ctl);
+	cmsg_parse(data, size, &ctl);
 	if (ctl.ivlen > sizeof(ctl.iv) || (!ctl.has_iv && ctl.ivlen))
 		__builtin_trap();	/* the IV and its length stay consistent */
 	return 0;

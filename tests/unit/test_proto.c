@@ -3,6 +3,7 @@
  * truncated, oversized and field-corrupted ones, at the protocol's limits
  * exactly. */
 #include "msg.h"
+#include "kabi.h"
 #include "tap.h"
 
 #include <stdlib.h>
@@ -20,7 +21,12 @@ typedef int decoder(const void *b, size_t len);
 		return ualg_decode_##name(b, len, &out); \
 	}
 WRAP(hello, struct ualg_hello)
-WRAP(bind, struct ualg_bind_msg)
+/* Not "bind": kabi.h brings <sys/socket.h>'s. */
+static int bind_msg(const void *b, size_t len)
+{
+	struct ualg_bind_msg out;
+	return ualg_decode_bind(b, len, &out);
+}
 WRAP(sockopt, struct ualg_sockopt_msg)
 WRAP(sndbuf, struct ualg_sndbuf)
 WRAP(adopt, struct ualg_adopt_msg)
@@ -127,39 +133,39 @@ static void test_bind(void)
 	size_t n = put_named(&b, sizeof(b), "cbc(aes)", 9);
 	struct ualg_bind_msg m;
 
-	sweep("BIND", bind, body, n);
+	sweep("BIND", bind_msg, body, n);
 	ok(ualg_decode_bind(body, n, &m) == 0 && m.name == (const char *)body + sizeof(b) &&
 	   !strcmp(m.name, "cbc(aes)") && m.hdr.name_len == 9, "BIND: the name is found in the body");
 	b.reserved = 1;
 	n = put_named(&b, sizeof(b), "cbc(aes)", 9);
-	ok(bind(body, n) == -1, "BIND: reserved set is refused");
+	ok(bind_msg(body, n) == -1, "BIND: reserved set is refused");
 	b.reserved = 0;
 	memset(b.type, 'x', sizeof(b.type));
 	n = put_named(&b, sizeof(b), "cbc(aes)", 9);
-	ok(bind(body, n) == -1, "BIND: a type without NUL is refused");
+	ok(bind_msg(body, n) == -1, "BIND: a type without NUL is refused");
 	memcpy(b.type, "hash", 5);
 	b.name_len = 8;
 	n = put_named(&b, sizeof(b), "cbc(aes)", 8);
-	ok(bind(body, n) == -1, "BIND: a name without its NUL is refused");
+	ok(bind_msg(body, n) == -1, "BIND: a name without its NUL is refused");
 	b.name_len = 9;
 	n = put_named(&b, sizeof(b), "cbc\0aes)", 9);
-	ok(bind(body, n) == -1, "BIND: a NUL inside the name is refused");
+	ok(bind_msg(body, n) == -1, "BIND: a NUL inside the name is refused");
 	b.name_len = 0;
-	ok(bind(body, put_named(&b, sizeof(b), "", 0)) == -1, "BIND: an empty name is refused");
+	ok(bind_msg(body, put_named(&b, sizeof(b), "", 0)) == -1, "BIND: an empty name is refused");
 
 	static char name[UALG_BIND_NAME_MAX + 1];
 	memset(name, 'a', sizeof(name));
 	name[UALG_BIND_NAME_MAX - 1] = 0;
 	b.name_len = UALG_BIND_NAME_MAX;
-	ok(bind(body, put_named(&b, sizeof(b), name, b.name_len)) == 0,
+	ok(bind_msg(body, put_named(&b, sizeof(b), name, b.name_len)) == 0,
 	   "BIND: a name of UALG_BIND_NAME_MAX bytes is accepted");
 	name[UALG_BIND_NAME_MAX - 1] = 'a';
 	name[UALG_BIND_NAME_MAX] = 0;
 	b.name_len = UALG_BIND_NAME_MAX + 1;
-	ok(bind(body, put_named(&b, sizeof(b), name, b.name_len)) == -1,
+	ok(bind_msg(body, put_named(&b, sizeof(b), name, b.name_len)) == -1,
 	   "BIND: a name of UALG_BIND_NAME_MAX + 1 bytes is refused");
 	b.name_len = 0xffffffffu;
-	ok(bind(body, put_named(&b, sizeof(b), "cbc(aes)", 9)) == -1,
+	ok(bind_msg(body, put_named(&b, sizeof(b), "cbc(aes)", 9)) == -1,
 	   "BIND: a name_len past the body is refused");
 }
 
@@ -181,7 +187,7 @@ static void test_sockopt(void)
 	   "SETSOCKOPT: the value is found in the body");
 	o.optlen = 17;
 	ok(sockopt(body, put_sockopt(&o, 16)) == -1, "SETSOCKOPT: a value of other than optlen bytes is refused");
-	o.optname = ALG_SET_KEY_BY_KEY_SERIAL;
+	o.optname = KABI_ALG_SET_KEY_BY_KEY_SERIAL;
 	ok(sockopt(body, put_sockopt(&o, 16)) == 0, "SETSOCKOPT: a key serial's payload may differ from optlen");
 	o = (struct ualg_sockopt){ .level = 279, .optname = 1, .optlen = UALG_SOCKOPT_MAX - 1,
 				   .vallen = UALG_SOCKOPT_MAX - 1 };
@@ -194,7 +200,7 @@ static void test_sockopt(void)
 	ok(sockopt(body, put_sockopt(&o, 1)) == -1, "SETSOCKOPT: a flag with a value is refused");
 	o = (struct ualg_sockopt){ .level = 279, .optname = 1, .flags = 0x4 };
 	ok(sockopt(body, put_sockopt(&o, 0)) == -1, "SETSOCKOPT: an unknown flag is refused");
-	o = (struct ualg_sockopt){ .level = 279, .optname = ALG_SET_KEY_BY_KEY_SERIAL, .optlen = 4,
+	o = (struct ualg_sockopt){ .level = 279, .optname = KABI_ALG_SET_KEY_BY_KEY_SERIAL, .optlen = 4,
 				   .keyref_err = 126 };
 	ok(sockopt(body, put_sockopt(&o, 0)) == 0, "SETSOCKOPT: a key serial's errno is accepted");
 	o.keyref_err = 4096;
@@ -202,7 +208,7 @@ static void test_sockopt(void)
 	o.keyref_err = 126;
 	o.optname = 1;
 	ok(sockopt(body, put_sockopt(&o, 0)) == -1, "SETSOCKOPT: an errno for another option is refused");
-	o.optname = ALG_SET_KEY_BY_KEY_SERIAL;
+	o.optname = KABI_ALG_SET_KEY_BY_KEY_SERIAL;
 	o.vallen = 4;
 	ok(sockopt(body, put_sockopt(&o, 4)) == -1, "SETSOCKOPT: an errno with a value is refused");
 }
