@@ -72,31 +72,41 @@ int kabi_iov_import(const struct kabi_mem *m, uint64_t uvec, uint64_t nr, enum k
 	return 0;
 }
 
-static void iov_one(uint64_t buf, uint64_t len, struct kabi_iov *out)
+int kabi_range_rw(uint64_t buf, uint64_t count, struct iovec *out)
 {
-	out->v[0] = (struct iovec){ (void *)(uintptr_t)buf, (size_t)len };
-	out->n = 1;
-	out->total = (size_t)len;
-}
-
-int kabi_iov_rw(uint64_t buf, uint64_t count, struct kabi_iov *out)
-{
-	out->n = out->total = 0;
 	if (!kabi_access_ok(buf, count))
 		return -EFAULT;
-	iov_one(buf, count > (uint64_t)KABI_MAX_RW_COUNT ? (uint64_t)KABI_MAX_RW_COUNT : count, out);
+	if (count > (uint64_t)KABI_MAX_RW_COUNT)
+		count = (uint64_t)KABI_MAX_RW_COUNT;
+	*out = (struct iovec){ (void *)(uintptr_t)buf, (size_t)count };
 	return 0;
 }
 
-int kabi_iov_range(uint64_t buf, uint64_t len, struct kabi_iov *out)
+int kabi_range_single(uint64_t buf, uint64_t len, struct iovec *out)
 {
-	out->n = out->total = 0;
 	if (len > (uint64_t)KABI_MAX_RW_COUNT)
 		len = (uint64_t)KABI_MAX_RW_COUNT;
 	if (!kabi_access_ok(buf, len))
 		return -EFAULT;
-	iov_one(buf, len, out);
+	*out = (struct iovec){ (void *)(uintptr_t)buf, (size_t)len };
 	return 0;
+}
+
+static int iov_one(int r, struct kabi_iov *out)
+{
+	out->n = r ? 0 : 1;
+	out->total = r ? 0 : out->v[0].iov_len;
+	return r;
+}
+
+int kabi_iov_rw(uint64_t buf, uint64_t count, struct kabi_iov *out)
+{
+	return iov_one(kabi_range_rw(buf, count, &out->v[0]), out);
+}
+
+int kabi_iov_range(uint64_t buf, uint64_t len, struct kabi_iov *out)
+{
+	return iov_one(kabi_range_single(buf, len, &out->v[0]), out);
 }
 
 size_t kabi_iov_slice(const struct kabi_iov *iov, size_t off, size_t len, struct iovec *out)
@@ -169,7 +179,7 @@ int kabi_msg_import(const struct kabi_mem *m, uint64_t umsg, bool is_send, struc
 	/* ____sys_sendmsg(): sock_kmalloc() refuses more than optmem_max. */
 	if (out->ctllen > INT_MAX || out->ctllen > KABI_OPTMEM_MAX)
 		return -ENOBUFS;
-	out->ctl = malloc(out->ctllen);
+	out->ctl = out->ctllen <= sizeof(out->ctl_small) ? out->ctl_small : malloc(out->ctllen);
 	if (!out->ctl)
 		return -ENOMEM;
 	if (kabi_read(m, (uintptr_t)out->h.msg_control, out->ctl, out->ctllen)) {
@@ -183,7 +193,8 @@ void kabi_msg_release(struct kabi_msg *msg)
 {
 	if (msg->ctl)
 		explicit_bzero(msg->ctl, msg->ctllen);	/* maybe an IV */
-	free(msg->ctl);
+	if (msg->ctl != msg->ctl_small)
+		free(msg->ctl);
 	msg->ctl = NULL;
 }
 

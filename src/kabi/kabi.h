@@ -116,11 +116,14 @@ int kabi_iov_import(const struct kabi_mem *m, uint64_t uvec, uint64_t nr, enum k
 		    struct kabi_iov *out);
 
 /* read()/write(): vfs_read()/vfs_write() check the whole range
- * (access_ok: EFAULT), then cut count to KABI_MAX_RW_COUNT. */
+ * (access_ok: EFAULT), then cut count to KABI_MAX_RW_COUNT.  The range
+ * as one iovec, or as an import of one. */
+int kabi_range_rw(uint64_t buf, uint64_t count, struct iovec *out);
 int kabi_iov_rw(uint64_t buf, uint64_t count, struct kabi_iov *out);
 
-/* sendto()/recvfrom(): import_single_range() cuts len to
- * KABI_MAX_RW_COUNT first, then checks the range (EFAULT). */
+/* send()/sendto()/recv()/recvfrom(): import_single_range() cuts len to
+ * KABI_MAX_RW_COUNT first, then checks the range (EFAULT).  As above. */
+int kabi_range_single(uint64_t buf, uint64_t len, struct iovec *out);
 int kabi_iov_range(uint64_t buf, uint64_t len, struct kabi_iov *out);
 
 /* The part [off, off + len) of an import as at most n iovecs in out;
@@ -159,6 +162,10 @@ struct kabi_msg {
 	int namelen;			/* the kernel's: 0 without a name, cut to KABI_SOCKADDR_MAX */
 	uint8_t *ctl;			/* sendmsg: the control data (kabi_msg_release frees it) */
 	size_t ctllen;			/* the caller's msg_controllen */
+	/* Room for the usual control data (an operation, an IV, an AD
+	 * length), as ____sys_sendmsg()'s buffer on the stack: ctl points
+	 * here when it fits, and is allocated only when not. */
+	_Alignas(struct cmsghdr) uint8_t ctl_small[128];
 };
 
 /* copy_msghdr_from_user(), then for a send ____sys_sendmsg()'s control

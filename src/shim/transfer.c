@@ -8,21 +8,50 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An iovec import is 16 KiB (UIO_MAXIOV iovecs): the vector calls keep
- * theirs on the heap, freed also when the thread is cancelled in the
- * call (the emulated calls are cancellation points). */
-static void msg_free(void *p)
+/* An import of iovecs is 16 KiB (UIO_MAXIOV of them): the calls that take
+ * an array or a message use the one their thread keeps (freed when the
+ * thread ends); a call made by a signal handler while another is using it
+ * takes one from the heap.  Released also when the thread is cancelled in
+ * the call (the emulated calls are cancellation points).  A single buffer
+ * is one iovec on the stack. */
+struct scratch {
+	bool busy;
+	struct kabi_msg m;
+};
+static pthread_key_t scratch_key;
+static bool scratch_ok;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_init(void)
 {
-	int e = errno;
-	kabi_msg_release(p);
-	free(p);
-	errno = e;
+	scratch_ok = !pthread_key_create(&scratch_key, free);
 }
 
-static void iov_free(void *p)
+static struct kabi_msg *msg_get(void)
+{
+	pthread_once(&scratch_once, scratch_init);
+	struct scratch *s = scratch_ok ? pthread_getspecific(scratch_key) : NULL;
+	if (!s && scratch_ok && (s = calloc(1, sizeof(*s))) && pthread_setspecific(scratch_key, s)) {
+		free(s);
+		s = NULL;
+	}
+	if (s && !s->busy) {
+		s->busy = true;
+		return &s->m;
+	}
+	return malloc(sizeof(struct kabi_msg));
+}
+
+static void msg_put(void *p)
 {
 	int e = errno;
-	free(p);
+	struct kabi_msg *m = p;
+	struct scratch *s = pthread_getspecific(scratch_key);
+	kabi_msg_release(m);
+	if (s && m == &s->m)
+		s->busy = false;
+	else
+		free(m);
 	errno = e;
 }
 
@@ -33,19 +62,19 @@ static void iov_free(void *p)
  * imported. */
 static ssize_t sendmsg_afd(int fd, struct afd *a, const struct msghdr *msg, int flags, size_t *want)
 {
-	struct kabi_msg *km = malloc(sizeof(*km));
+	struct kabi_msg *km = msg_get();
 	if (!km)
 		return sfail(ENOMEM);
 	int r = kabi_msg_import(&shim_user_mem, (uintptr_t)msg, true, km);
 	if (r) {
-		free(km);
+		msg_put(km);
 		return sfail(-r);
 	}
 	struct shim_ctl ctl;
 	cmsg_parse(km->ctl, km->ctllen, &ctl);
 	*want = km->iov.total;
 	ssize_t n;
-	pthread_cleanup_push(msg_free, km);
+	pthread_cleanup_push(msg_put, km);
 	n = a->ops->send(fd, a, km->iov.v, km->iov.n, km->iov.total, &ctl, flags);
 	pthread_cleanup_pop(1);
 	return n;
@@ -71,15 +100,13 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 /* One buffer through a's send operation (a's reference is dropped):
  * write() imports it as vfs_write() (rw), send() and sendto() as
  * import_single_range(); sendto()'s address, if any, is then read as
- * move_addr_to_kernel() reads it (AF_ALG ignores it).  Not inlined: the
- * import's 16 KiB of stack stay off the calls on other fds. */
-static __attribute__((noinline)) ssize_t send_one(int fd, struct afd *a, const void *buf, size_t len,
-						  int flags, bool rw, const struct sockaddr *addr,
-						  socklen_t alen)
+ * move_addr_to_kernel() reads it (AF_ALG ignores it). */
+static ssize_t send_one(int fd, struct afd *a, const void *buf, size_t len, int flags, bool rw,
+			const struct sockaddr *addr, socklen_t alen)
 {
-	struct kabi_iov t;
+	struct iovec v;
 	uint8_t sa[KABI_SOCKADDR_MAX];
-	int r = rw ? kabi_iov_rw((uintptr_t)buf, len, &t) : kabi_iov_range((uintptr_t)buf, len, &t);
+	int r = rw ? kabi_range_rw((uintptr_t)buf, len, &v) : kabi_range_single((uintptr_t)buf, len, &v);
 	if (!r && addr)
 		r = kabi_sockaddr_import(&shim_user_mem, (uintptr_t)addr, alen, sa);
 	if (r) {
@@ -87,7 +114,7 @@ static __attribute__((noinline)) ssize_t send_one(int fd, struct afd *a, const v
 		return sfail(-r);
 	}
 	ssize_t n;
-	AFD_HELD(a, n, a->ops->send(fd, a, t.v, t.n, t.total, NULL, flags));
+	AFD_HELD(a, n, a->ops->send(fd, a, &v, 1, v.iov_len, NULL, flags));
 	return n;
 }
 
@@ -119,16 +146,18 @@ EXPORT ssize_t write(int fd, const void *buf, size_t len)
  * passes the count sign-extended, so a negative one is past UIO_MAXIOV. */
 static ssize_t vec_afd(int fd, struct afd *a, const struct iovec *iov, int n, bool is_write)
 {
-	struct kabi_iov *t = malloc(sizeof(*t));
-	if (!t)
+	struct kabi_msg *km = msg_get();
+	if (!km)
 		return sfail(ENOMEM);
+	km->ctl = NULL;
+	struct kabi_iov *t = &km->iov;
 	int r = kabi_iov_import(&shim_user_mem, (uintptr_t)iov, (uint64_t)(int64_t)n, KABI_IOV_RW, t);
 	if (r) {
-		free(t);
+		msg_put(km);
 		return sfail(-r);
 	}
 	ssize_t out = 0;
-	pthread_cleanup_push(iov_free, t);
+	pthread_cleanup_push(msg_put, km);
 	if (is_write)
 		out = a->ops->send(fd, a, t->v, t->n, t->total, NULL, 0);
 	else if (t->total)	/* an empty read: sock_read_iter() answers 0 */
@@ -154,17 +183,17 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
  * room, msg_namelen cut to sizeof(struct sockaddr_storage). */
 static ssize_t recvmsg_afd(int fd, struct afd *a, struct msghdr *msg, int flags)
 {
-	struct kabi_msg *km = malloc(sizeof(*km));
+	struct kabi_msg *km = msg_get();
 	if (!km)
 		return sfail(ENOMEM);
 	int r = kabi_msg_import(&shim_user_mem, (uintptr_t)msg, false, km);
 	if (r) {
-		free(km);
+		msg_put(km);
 		return sfail(-r);
 	}
 	int mflags = 0;
 	ssize_t n;
-	pthread_cleanup_push(msg_free, km);
+	pthread_cleanup_push(msg_put, km);
 	n = a->ops->recv(fd, a, km->iov.v, km->iov.n, flags, &mflags);
 	if (n >= 0) {
 		/* No control data; no address, except a netlink reply's sender. */
@@ -190,19 +219,17 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 
 /* One buffer through a's recv operation (a's reference is dropped): read()
  * imports it as vfs_read() (rw; an empty read is sock_read_iter()'s 0),
- * recv() and recvfrom() as import_single_range().  Not inlined, as
- * send_one(). */
-static __attribute__((noinline)) ssize_t recv_one(int fd, struct afd *a, void *buf, size_t len,
-						  int flags, bool rw)
+ * recv() and recvfrom() as import_single_range(). */
+static ssize_t recv_one(int fd, struct afd *a, void *buf, size_t len, int flags, bool rw)
 {
-	struct kabi_iov t;
-	int r = rw ? kabi_iov_rw((uintptr_t)buf, len, &t) : kabi_iov_range((uintptr_t)buf, len, &t);
-	if (r || (rw && !t.total)) {
+	struct iovec v;
+	int r = rw ? kabi_range_rw((uintptr_t)buf, len, &v) : kabi_range_single((uintptr_t)buf, len, &v);
+	if (r || (rw && !v.iov_len)) {
 		afd_put(a);
 		return r ? sfail(-r) : 0;
 	}
 	ssize_t n;
-	AFD_HELD(a, n, a->ops->recv(fd, a, t.v, t.n, flags, NULL));
+	AFD_HELD(a, n, a->ops->recv(fd, a, &v, 1, flags, NULL));
 	return n;
 }
 
