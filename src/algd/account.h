@@ -33,6 +33,7 @@ struct account {
 	struct ualg_budget keys;	/* bytes of the key heap */
 	struct ualg_budget fds;		/* descriptors */
 	unsigned sockets;		/* AF_ALG sockets and ring transforms (event loop) */
+	uint64_t offload_turn;		/* offload.c's, under its lock: when last served */
 	struct account *next;
 };
 

@@ -1,7 +1,9 @@
 /* The offload worker: its queue of requests, the thread running them, and
  * their completion on the event loop (see offload.h). */
 #include "offload.h"
+#include "account.h"
 #include "algd_afalg.h"
+#include "kabi.h"
 #include "log.h"
 #include "ring.h"
 #include "sandbox.h"
@@ -18,10 +20,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#ifndef SOL_ALG
-#define SOL_ALG 279
-#endif
-
 /* One request handed over: a fresh frame (charged bytes of its owner's
  * budget) or a parked request; then what the event loop must still do. */
 struct job {
@@ -37,12 +35,13 @@ struct job {
 };
 
 /* Jobs waiting for the worker, and jobs it finished, oldest first; both
- * under lock.  outstanding (handed over, not yet completed) is the event
- * loop's alone. */
+ * under lock, as turns (the uids' accounts' offload_turn).  outstanding
+ * (handed over, not yet completed) is the event loop's alone. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t queued = PTHREAD_COND_INITIALIZER;
 static struct job *todo, **todo_tail = &todo;
 static struct job *done, **done_tail = &done;
+static uint64_t turns;
 static unsigned outstanding;
 /* Also the event loop's alone: the jobs handed over and not completed, and
  * the transform connections paused until one of them completes. */
@@ -75,7 +74,7 @@ bool offload_wanted(const struct conn *c, const uint8_t *frame, size_t len)
 		if (len < sizeof(h) + sizeof(o))
 			return false;
 		memcpy(&o, frame + sizeof(h), sizeof(o));
-		if (o.level != SOL_ALG || o.keyref_err || o.flags)
+		if (o.level != KABI_SOL_ALG || o.keyref_err || o.flags)
 			return false;
 		if (sk->type == &afalg_type_akcipher)
 			return o.optname == ALG_SET_KEY || o.optname == ALG_SET_PUBKEY;
@@ -119,6 +118,25 @@ static void run(struct job *j)
 	ualg_wipe(wd->rxbuf, j->len);
 }
 
+/* Under lock, todo not empty: the oldest job of the uid served longest
+ * ago.  The uids with jobs waiting take turns, however many connections
+ * each keeps busy: one uid's long operations delay another's by one of
+ * them, not by all it has queued.  The queue holds at most one job per
+ * connection (its connection is paused meanwhile). */
+static struct job *take(void)
+{
+	struct job **pick = &todo;
+	for (struct job **p = &todo->next; *p; p = &(*p)->next)
+		if ((*p)->c->cl->acct->offload_turn < (*pick)->c->cl->acct->offload_turn)
+			pick = p;
+	struct job *j = *pick;
+	*pick = j->next;
+	if (todo_tail == &j->next)
+		todo_tail = pick;
+	j->c->cl->acct->offload_turn = ++turns;
+	return j;
+}
+
 static void *worker_main(void *arg)
 {
 	(void)arg;
@@ -126,9 +144,7 @@ static void *worker_main(void *arg)
 		pthread_mutex_lock(&lock);
 		while (!todo)
 			pthread_cond_wait(&queued, &lock);
-		struct job *j = todo;
-		if (!(todo = j->next))
-			todo_tail = &todo;
+		struct job *j = take();
 		pthread_mutex_unlock(&lock);
 
 		run(j);

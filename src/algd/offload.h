@@ -16,7 +16,8 @@
  *
  * One worker serves every connection, so two of these operations never run
  * at once: operation sockets of one transform socket share its key, and
- * nothing else of algd touches a busy connection.
+ * nothing else of algd touches a busy connection.  The uids with requests
+ * waiting take turns, oldest request first within a uid.
  *
  * The worker also waits, in the event loop's stead, for a ring's worker to
  * let go of the ring's lock (offload_ring_wait()). */

@@ -298,6 +298,29 @@ while time.monotonic() < end:
 print("result", n, bad, flush=True)
 """
 
+# DH shared secrets (ALG_OP_SSGEN of the peer key 2) on one op socket for
+# secs seconds, a group's parameters and key set once: how many, how many
+# wrong, the slowest.
+DH_LATENCY_CLIENT = r"""
+path, params, secs = sys.argv[1], bytes.fromhex(sys.argv[2]), float(sys.argv[3])
+x = bytes([0x7f]) + os.urandom(len(params) // 2)
+t = tfm(path, "kpp", "dh")
+for name, val in ((7, params), (ALG_SET_KEY, x)):
+    r, _ = call(t, SETSOCKOPT, struct.pack("=iiIIII", SOL_ALG, name, len(val), 0, len(val), 0) + val)
+    if r < 0:
+        raise OSError(-r, "dh setup")
+op = accept(t)
+n, bad, worst, end = 0, 0, 0.0, time.monotonic() + secs
+while time.monotonic() < end:
+    t0 = time.monotonic()
+    r, _ = call(op, SEND, struct.pack("=IIII", S_FIRST | S_LAST | S_CTL, 5, 0, 0) + b"\x02")
+    r2, d = call(op, RECV, struct.pack("=IIII", 0, 512, 512, 0))
+    worst = max(worst, time.monotonic() - t0)
+    n += 1
+    bad += r != 1 or r2 <= 0
+print("result", n, bad, "%.4f" % worst, flush=True)
+"""
+
 # 64-byte sha256 round trips for secs seconds: how many, how many wrong,
 # the slowest.
 LATENCY_CLIENT = r"""
@@ -542,11 +565,11 @@ def test_many_children():
 
 # ---- finding: long operations run beside the event loop -----------------
 
-def dh_params_der():
-    """ffdhe8192 as PKCS#3 DER (openssl), or None."""
+def dh_params_der(group="ffdhe8192"):
+    """An RFC 7919 group as PKCS#3 DER (openssl), or None."""
     try:
         pem = subprocess.run(["openssl", "genpkey", "-genparam", "-algorithm", "DH", "-pkeyopt",
-                              "group:ffdhe8192"], capture_output=True, check=True).stdout
+                              "group:" + group], capture_output=True, check=True).stdout
         return subprocess.run(["openssl", "dhparam", "-outform", "DER"], input=pem,
                               capture_output=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
@@ -594,6 +617,40 @@ def test_long_operations():
     check(f"8192-bit DH requests of one uid leave another's round trips under 0.1 s ({res})",
           ready == "ready" and len(a) == 2 and int(a[0]) >= 8 and a[1] == "0" and
           len(res) == 3 and res[1] == "0" and int(res[0]) > 0 and float(res[2]) < 0.1)
+
+
+def test_offload_turns():
+    # One offload thread runs every uid's long operations: a uid keeping
+    # many connections busy with 8192-bit DH must not make another's DH
+    # wait behind all of them, only behind the one running.
+    if not ROOT:
+        skip("uids taking turns on the offload thread (needs root)")
+        return
+    big = dh_params_der()
+    small = dh_params_der("ffdhe2048")
+    if not big or not small:
+        skip("uids taking turns on the offload thread (no openssl to make DH parameters)")
+        return
+    algd = Algd("turns")
+    secs = 8
+    attacker = child(algd.path, ATTACKER, DH_CLIENT, big.hex(), 6, secs)
+    ready = result_of(attacker)
+    victim = child(algd.path, VICTIM, DH_LATENCY_CLIENT, small.hex(), secs - 2)
+    res = result_of(victim, 120)
+    a = result_of(attacker, 120)
+    finish(victim)
+    finish(attacker)
+    algd.stop()
+    # The attacker's requests run one after another on the one thread.
+    per_job = secs / int(a[0]) if len(a) == 2 and int(a[0]) else 0
+    print(f"# 12 queued 8192-bit DH requests of one uid ({a}: {per_job * 1000:.0f} ms each); "
+          f"another uid's 2048-bit DH: {res[0] if res else '?'} done, worst {res[2] if len(res) > 2 else '?'} s")
+    # First come, first served, the victim's request waits behind up to 12
+    # of them; taking turns, behind at most the one running (and its own).
+    check(f"another uid's DH waits for at most a few of one uid's 12 queued long operations "
+          f"({res}; {per_job * 1000:.0f} ms each)",
+          ready == "ready" and len(a) == 2 and a[1] == "0" and int(a[0]) >= 12 and
+          len(res) == 3 and res[1] == "0" and int(res[0]) >= 3 and float(res[2]) < 4 * per_job)
 
 
 def test_huge_ring_request():
@@ -677,7 +734,7 @@ def main():
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     for t in (test_sndbuf, test_memory_budget, test_ring_scratch, test_key_heap, test_fds,
               test_cq_full, test_ring_lock, test_many_children, test_long_operations,
-              test_huge_ring_request, test_multi_user):
+              test_offload_turns, test_huge_ring_request, test_multi_user):
         try:
             t()
         except Exception as e:      # a test that cannot run fails, visibly
