@@ -1,27 +1,27 @@
 /* The table of emulated fds: a two-level array indexed by fd, so that the
  * check on every read()/write()/close() of the program costs one or two
  * atomic loads and never a system call or a lock.  A call holds a reference
- * on its fd's entry (afd_get/afd_put) for as long as it uses it. */
+ * on its fd's entry (afd_get/afd_put, or hazard.c's afd_enter/afd_leave on
+ * the data path) for as long as it uses it. */
 #include "interpose.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define L2_BITS 10
+#define L2_BITS AFD_L2_BITS
 #define L2_SIZE (1u << L2_BITS)
-#define L1_SIZE 1024u		/* fds up to 1M */
+#define L1_SIZE AFD_L1_SIZE
 
-static _Atomic(struct afd *) *_Atomic table[L1_SIZE];
+#define table afd_table
+_Atomic(struct afd *) *_Atomic afd_table[L1_SIZE];
 static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static _Atomic(struct afd *) *slot(int fd, bool create)
 {
-	if (fd < 0 || (unsigned)fd >= L1_SIZE * L2_SIZE)
-		return NULL;
-	_Atomic(struct afd *) *l2 = atomic_load_explicit(&table[fd >> L2_BITS], memory_order_acquire);
-	if (l2 || !create)
-		return l2 ? &l2[fd & (L2_SIZE - 1)] : NULL;
+	_Atomic(struct afd *) *l2 = afd_slot(fd);
+	if (l2 || !create || fd < 0 || (unsigned)fd >= L1_SIZE * L2_SIZE)
+		return l2;
 	pthread_mutex_lock(&grow_lock);
 	l2 = atomic_load(&table[fd >> L2_BITS]);
 	if (!l2) {
@@ -95,11 +95,15 @@ bool afd_is_ours(int fd)
 	return s && atomic_load_explicit(s, memory_order_relaxed);
 }
 
+/* The last reference went: retired until no call holds it (hazard.c). */
 void afd_put(struct afd *a)
 {
-	if (!a || atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) != 1)
-		return;
-	const int err = errno;	/* the call that dropped it keeps its own */
+	if (a && atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) == 1)
+		afd_retire(a);
+}
+
+void afd_release(struct afd *a)
+{
 	if (a->nl_peer >= 0)
 		real.close(a->nl_peer);
 	shm_forget(a);
@@ -109,7 +113,6 @@ void afd_put(struct afd *a)
 	pthread_mutex_destroy(&a->lock);
 	pthread_cond_destroy(&a->cond);
 	afd_recycle(a);
-	errno = err;
 }
 
 static void set_slot(int fd, struct afd *a)

@@ -1,7 +1,8 @@
 /* The interposed libc functions' internal interface.
  *
  * Every interposed function asks the fd table for the fd's socket
- * (afd_get, with a reference); if there is none the real function runs
+ * (afd_get, with a reference; the data path's calls afd_enter, with the
+ * thread's hazard slot, hazard.c); if there is none the real function runs
  * with nothing else done.  For ours it calls the socket's operations
  * (struct afd_ops), one table per kind of emulated fd:
  *   alg_sock.c      transform and op sockets (bind, accept, setsockopt,
@@ -68,6 +69,40 @@ void afd_put_cleanup(void *a);
 		(r) = (call);                                   \
 		pthread_cleanup_pop(1);                         \
 	} while (0)
+/* The same for an afd_enter() hold.  A thread's slot is emptied when the
+ * thread ends (hazard.c), cancelled or not, so only a counted hold needs
+ * a cleanup handler (it costs a sigsetjmp). */
+#define AFD_ENTERED(hold, r, call)                                       \
+	do {                                                             \
+		if ((hold)->hazard) {                                    \
+			(r) = (call);                                    \
+			afd_leave(hold);                                 \
+		} else {                                                 \
+			pthread_cleanup_push(afd_leave_cleanup, (hold)); \
+			(r) = (call);                                    \
+			pthread_cleanup_pop(1);                          \
+		}                                                        \
+	} while (0)
+
+/* fdtable.c's table: two levels indexed by fd (fds up to 1M), read
+ * inline on the data path. */
+#define AFD_L2_BITS 10
+#define AFD_L1_SIZE 1024u
+extern _Atomic(struct afd *) *_Atomic afd_table[AFD_L1_SIZE];
+
+/* fd's place in the table; NULL: none yet. */
+static inline _Atomic(struct afd *) *afd_slot(int fd)
+{
+	if (fd < 0 || (unsigned)fd >= AFD_L1_SIZE << AFD_L2_BITS)
+		return NULL;
+	_Atomic(struct afd *) *l2 = atomic_load_explicit(&afd_table[fd >> AFD_L2_BITS], memory_order_acquire);
+	return l2 ? &l2[fd & ((1u << AFD_L2_BITS) - 1)] : NULL;
+}
+
+/* fdtable.c and hazard.c: an entry whose last reference went, and its
+ * release once no call holds it. */
+void afd_retire(struct afd *a);
+void afd_release(struct afd *a);
 
 /* The real functions the interposed ones stand for (next.c); those of
  * struct real_fns (shim.h) are in real. */

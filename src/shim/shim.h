@@ -92,6 +92,16 @@ struct afd {
  * socket's, whatever another thread closes. */
 struct afd *afd_get(int fd);
 void afd_put(struct afd *a);
+/* The same for the calls that move data, without an atomic
+ * read-modify-write (hazard.c): fd's socket, held until afd_leave(hold),
+ * or NULL when fd is not ours. */
+struct afd_hold {
+	struct afd *a;
+	bool hazard;		/* held by the thread's slot, not counted */
+};
+struct afd *afd_enter(int fd, struct afd_hold *hold);
+void afd_leave(struct afd_hold *hold);
+void afd_leave_cleanup(void *hold);
 /* Whether fd is ours at this instant (no reference: nothing to use). */
 bool afd_is_ours(int fd);
 /* A new socket of that kind on fd, with a reference for the caller

@@ -5,55 +5,90 @@
  * to the socket's send or recv operation. */
 #include "interpose.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* An import of iovecs is 16 KiB (UIO_MAXIOV of them): the calls that take
- * an array or a message use the one their thread keeps (freed when the
- * thread ends); a call made by a signal handler while another is using it
- * takes one from the heap.  Released also when the thread is cancelled in
- * the call (the emulated calls are cancellation points).  A single buffer
- * is one iovec on the stack. */
+ * an array or a message use the one their thread keeps (released when the
+ * thread ends, also by cancellation inside the call: the emulated calls
+ * are cancellation points); a call made by a signal handler while another
+ * is using it takes one from the heap, released by a cleanup handler
+ * (MSG_HELD).  A single buffer is one iovec on the stack. */
 struct scratch {
-	bool busy;
+	volatile sig_atomic_t busy;
 	struct kabi_msg m;
 };
 static pthread_key_t scratch_key;
 static bool scratch_ok;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static __thread struct scratch *scratch __attribute__((tls_model("initial-exec")));
+
+static void scratch_free(void *p)
+{
+	struct scratch *s = p;
+	if (s->busy)
+		kabi_msg_release(&s->m);
+	free(s);
+	scratch = NULL;
+}
 
 static void scratch_init(void)
 {
-	scratch_ok = !pthread_key_create(&scratch_key, free);
+	scratch_ok = !pthread_key_create(&scratch_key, scratch_free);
+}
+
+static struct scratch *scratch_new(void)
+{
+	pthread_once(&scratch_once, scratch_init);
+	struct scratch *s = scratch_ok ? calloc(1, sizeof(*s)) : NULL;
+	if (s && pthread_setspecific(scratch_key, s)) {
+		free(s);
+		s = NULL;
+	}
+	return scratch = s;
 }
 
 static struct kabi_msg *msg_get(void)
 {
-	pthread_once(&scratch_once, scratch_init);
-	struct scratch *s = scratch_ok ? pthread_getspecific(scratch_key) : NULL;
-	if (!s && scratch_ok && (s = calloc(1, sizeof(*s))) && pthread_setspecific(scratch_key, s)) {
-		free(s);
-		s = NULL;
-	}
+	struct scratch *s = scratch ? scratch : scratch_new();
 	if (s && !s->busy) {
-		s->busy = true;
+		s->busy = 1;
 		return &s->m;
 	}
 	return malloc(sizeof(struct kabi_msg));
+}
+
+static bool msg_is_scratch(const struct kabi_msg *m)
+{
+	return scratch && m == &scratch->m;
 }
 
 static void msg_put(void *p)
 {
 	int e = errno;
 	struct kabi_msg *m = p;
-	struct scratch *s = pthread_getspecific(scratch_key);
 	kabi_msg_release(m);
-	if (s && m == &s->m)
-		s->busy = false;
+	if (msg_is_scratch(m))
+		scratch->busy = 0;
 	else
 		free(m);
 	errno = e;
 }
+
+/* r = call, then km put back; a cleanup handler only for one from the
+ * heap (it costs a sigsetjmp). */
+#define MSG_HELD(km, r, call)                                       \
+	do {                                                        \
+		if (msg_is_scratch(km)) {                           \
+			(r) = (call);                               \
+			msg_put(km);                                \
+		} else {                                            \
+			pthread_cleanup_push(msg_put, (km));        \
+			(r) = (call);                               \
+			pthread_cleanup_pop(1);                     \
+		}                                                   \
+	} while (0)
 
 /* ---- sending -------------------------------------------------------- */
 
@@ -74,19 +109,18 @@ static ssize_t sendmsg_afd(int fd, struct afd *a, const struct msghdr *msg, int 
 	cmsg_parse(km->ctl, km->ctllen, &ctl);
 	*want = km->iov.total;
 	ssize_t n;
-	pthread_cleanup_push(msg_put, km);
-	n = a->ops->send(fd, a, km->iov.v, km->iov.n, km->iov.total, &ctl, flags);
-	pthread_cleanup_pop(1);
+	MSG_HELD(km, n, a->ops->send(fd, a, km->iov.v, km->iov.n, km->iov.total, &ctl, flags));
 	return n;
 }
 
 static ssize_t sendmsg_want(int fd, const struct msghdr *msg, int flags, size_t *want)
 {
-	struct afd *a = afd_get(fd);
+	struct afd_hold h;
+	struct afd *a = afd_enter(fd, &h);
 	if (!a)
 		return next.sendmsg(fd, msg, flags);
 	ssize_t n;
-	AFD_HELD(a, n, sendmsg_afd(fd, a, msg, flags, want));
+	AFD_ENTERED(&h, n, sendmsg_afd(fd, a, msg, flags, want));
 	return n;
 }
 
@@ -97,24 +131,25 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 	return sendmsg_want(fd, msg, flags, &want);
 }
 
-/* One buffer through a's send operation (a's reference is dropped):
+/* One buffer through the held socket's send operation (then left):
  * write() imports it as vfs_write() (rw), send() and sendto() as
  * import_single_range(); sendto()'s address, if any, is then read as
  * move_addr_to_kernel() reads it (AF_ALG ignores it). */
-static ssize_t send_one(int fd, struct afd *a, const void *buf, size_t len, int flags, bool rw,
+static ssize_t send_one(int fd, struct afd_hold *h, const void *buf, size_t len, int flags, bool rw,
 			const struct sockaddr *addr, socklen_t alen)
 {
+	struct afd *a = h->a;
 	struct iovec v;
 	uint8_t sa[KABI_SOCKADDR_MAX];
 	int r = rw ? kabi_range_rw((uintptr_t)buf, len, &v) : kabi_range_single((uintptr_t)buf, len, &v);
 	if (!r && addr)
 		r = kabi_sockaddr_import(&shim_user_mem, (uintptr_t)addr, alen, sa);
 	if (r) {
-		afd_put(a);
+		afd_leave(h);
 		return sfail(-r);
 	}
 	ssize_t n;
-	AFD_HELD(a, n, a->ops->send(fd, a, &v, 1, v.iov_len, NULL, flags));
+	AFD_ENTERED(h, n, a->ops->send(fd, a, &v, 1, v.iov_len, NULL, flags));
 	return n;
 }
 
@@ -122,27 +157,28 @@ EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
 		      const struct sockaddr *addr, socklen_t alen)
 {
 	shim_resolve();
-	struct afd *a = afd_get(fd);
-	if (!a)
+	struct afd_hold h;
+	if (!afd_enter(fd, &h))
 		return next.sendto(fd, buf, len, flags, addr, alen);
-	return send_one(fd, a, buf, len, flags, false, addr, alen);
+	return send_one(fd, &h, buf, len, flags, false, addr, alen);
 }
 
 EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
 	shim_resolve();
-	struct afd *a = afd_get(fd);
-	return a ? send_one(fd, a, buf, len, flags, false, NULL, 0) : next.send(fd, buf, len, flags);
+	struct afd_hold h;
+	return afd_enter(fd, &h) ? send_one(fd, &h, buf, len, flags, false, NULL, 0)
+				 : next.send(fd, buf, len, flags);
 }
 
 EXPORT ssize_t write(int fd, const void *buf, size_t len)
 {
 	shim_resolve();
-	struct afd *a = afd_get(fd);
-	return a ? send_one(fd, a, buf, len, 0, true, NULL, 0) : next.write(fd, buf, len);
+	struct afd_hold h;
+	return afd_enter(fd, &h) ? send_one(fd, &h, buf, len, 0, true, NULL, 0) : next.write(fd, buf, len);
 }
 
-/* readv() and writev(): import_iovec() (a's reference is dropped).  glibc
+/* readv() and writev(): import_iovec().  glibc
  * passes the count sign-extended, so a negative one is past UIO_MAXIOV. */
 static ssize_t vec_afd(int fd, struct afd *a, const struct iovec *iov, int n, bool is_write)
 {
@@ -157,23 +193,24 @@ static ssize_t vec_afd(int fd, struct afd *a, const struct iovec *iov, int n, bo
 		return sfail(-r);
 	}
 	ssize_t out = 0;
-	pthread_cleanup_push(msg_put, km);
 	if (is_write)
-		out = a->ops->send(fd, a, t->v, t->n, t->total, NULL, 0);
+		MSG_HELD(km, out, a->ops->send(fd, a, t->v, t->n, t->total, NULL, 0));
 	else if (t->total)	/* an empty read: sock_read_iter() answers 0 */
-		out = a->ops->recv(fd, a, t->v, t->n, 0, NULL);
-	pthread_cleanup_pop(1);
+		MSG_HELD(km, out, a->ops->recv(fd, a, t->v, t->n, 0, NULL));
+	else
+		msg_put(km);
 	return out;
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 {
 	shim_resolve();
-	struct afd *a = afd_get(fd);
+	struct afd_hold h;
+	struct afd *a = afd_enter(fd, &h);
 	if (!a)
 		return next.writev(fd, iov, n);
 	ssize_t r;
-	AFD_HELD(a, r, vec_afd(fd, a, iov, n, true));
+	AFD_ENTERED(&h, r, vec_afd(fd, a, iov, n, true));
 	return r;
 }
 
@@ -193,53 +230,54 @@ static ssize_t recvmsg_afd(int fd, struct afd *a, struct msghdr *msg, int flags)
 	}
 	int mflags = 0;
 	ssize_t n;
-	pthread_cleanup_push(msg_put, km);
-	n = a->ops->recv(fd, a, km->iov.v, km->iov.n, flags, &mflags);
+	void *name = km->h.msg_name;	/* as imported */
+	const socklen_t namelen = (socklen_t)km->namelen;
+	MSG_HELD(km, n, a->ops->recv(fd, a, km->iov.v, km->iov.n, flags, &mflags));
 	if (n >= 0) {
 		/* No control data; no address, except a netlink reply's sender. */
-		msg->msg_namelen = a->ops->recv_name ? a->ops->recv_name(km->h.msg_name, (socklen_t)km->namelen)
-						     : 0;
+		msg->msg_namelen = a->ops->recv_name ? a->ops->recv_name(name, namelen) : 0;
 		msg->msg_controllen = 0;
 		msg->msg_flags = mflags;
 	}
-	pthread_cleanup_pop(1);
 	return n;
 }
 
 EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
 	shim_resolve();
-	struct afd *a = afd_get(fd);
+	struct afd_hold h;
+	struct afd *a = afd_enter(fd, &h);
 	if (!a)
 		return next.recvmsg(fd, msg, flags);
 	ssize_t n;
-	AFD_HELD(a, n, recvmsg_afd(fd, a, msg, flags));
+	AFD_ENTERED(&h, n, recvmsg_afd(fd, a, msg, flags));
 	return n;
 }
 
-/* One buffer through a's recv operation (a's reference is dropped): read()
+/* One buffer through the held socket's recv operation (then left): read()
  * imports it as vfs_read() (rw; an empty read is sock_read_iter()'s 0),
  * recv() and recvfrom() as import_single_range(). */
-static ssize_t recv_one(int fd, struct afd *a, void *buf, size_t len, int flags, bool rw)
+static ssize_t recv_one(int fd, struct afd_hold *h, void *buf, size_t len, int flags, bool rw)
 {
+	struct afd *a = h->a;
 	struct iovec v;
 	int r = rw ? kabi_range_rw((uintptr_t)buf, len, &v) : kabi_range_single((uintptr_t)buf, len, &v);
 	if (r || (rw && !v.iov_len)) {
-		afd_put(a);
+		afd_leave(h);
 		return r ? sfail(-r) : 0;
 	}
 	ssize_t n;
-	AFD_HELD(a, n, a->ops->recv(fd, a, &v, 1, flags, NULL));
+	AFD_ENTERED(h, n, a->ops->recv(fd, a, &v, 1, flags, NULL));
 	return n;
 }
 
 EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *addr, socklen_t *alen)
 {
 	shim_resolve();
-	struct afd *a = afd_get(fd);
-	if (!a)
+	struct afd_hold h;
+	if (!afd_enter(fd, &h))
 		return next.recvfrom(fd, buf, len, flags, addr, alen);
-	ssize_t n = recv_one(fd, a, buf, len, flags, false);
+	ssize_t n = recv_one(fd, &h, buf, len, flags, false);
 	if (n >= 0 && addr && alen)
 		*alen = 0;
 	return n;
@@ -248,25 +286,26 @@ EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, struct sockadd
 EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
 {
 	shim_resolve();
-	struct afd *a = afd_get(fd);
-	return a ? recv_one(fd, a, buf, len, flags, false) : next.recv(fd, buf, len, flags);
+	struct afd_hold h;
+	return afd_enter(fd, &h) ? recv_one(fd, &h, buf, len, flags, false) : next.recv(fd, buf, len, flags);
 }
 
 EXPORT ssize_t read(int fd, void *buf, size_t len)
 {
 	shim_resolve();
-	struct afd *a = afd_get(fd);
-	return a ? recv_one(fd, a, buf, len, 0, true) : next.read(fd, buf, len);
+	struct afd_hold h;
+	return afd_enter(fd, &h) ? recv_one(fd, &h, buf, len, 0, true) : next.read(fd, buf, len);
 }
 
 EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 {
 	shim_resolve();
-	struct afd *a = afd_get(fd);
+	struct afd_hold h;
+	struct afd *a = afd_enter(fd, &h);
 	if (!a)
 		return next.readv(fd, iov, n);
 	ssize_t r;
-	AFD_HELD(a, r, vec_afd(fd, a, iov, n, false));
+	AFD_ENTERED(&h, r, vec_afd(fd, a, iov, n, false));
 	return r;
 }
 
