@@ -488,16 +488,18 @@ stop_algd() {
 }
 
 run_suites() {	# name...
-	local s base
+	local s base start
 	for s; do
 		base=${s%@algd}
 		base=${base//-/_}
+		start=$SECONDS
 		if [ "$s" != "${s%@algd}" ]; then
 			echo "# ---- engine algd: $base"
 			UALG_ENGINE=algd "suite_$base"
 		else
 			"suite_$base"
 		fi
+		echo "# ($s: $((SECONDS - start)) s)"
 	done
 }
 

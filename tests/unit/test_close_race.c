@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -159,6 +161,49 @@ static void blocked_reader(void)
 		       "# skip served in-process: no reply counter to see\n", ++tests);
 }
 
+/* A signal handler's own calls (send and read are async-signal-safe) on
+ * another socket, inside calls of the code it interrupted. */
+static int handler_fd;
+static volatile sig_atomic_t handler_runs, handler_bad;
+
+static void on_prof(int sig)
+{
+	(void)sig;
+	const int e = errno;
+	uint8_t md[32];
+	if (send(handler_fd, "abc", 3, 0) != 3 || read(handler_fd, md, sizeof(md)) != sizeof(md) ||
+	    memcmp(md, sha256_abc, sizeof(md)))
+		handler_bad = 1;
+	handler_runs++;
+	errno = e;
+}
+
+static void handler_calls(void)
+{
+	int o = afalg_op_socket("hash", "sha256", NULL, 0, NULL);
+	handler_fd = afalg_op_socket("hash", "sha256", NULL, 0, NULL);
+	struct sigaction sa = { .sa_handler = on_prof, .sa_flags = SA_RESTART };
+	struct itimerval every = { { 0, 100 }, { 0, 100 } }, stop = { { 0, 0 }, { 0, 0 } };
+	bool good = o >= 0 && handler_fd >= 0 && !sigaction(SIGPROF, &sa, NULL) &&
+		    !setitimer(ITIMER_PROF, &every, NULL);
+	long calls = 0;
+	const time_t end = time(NULL) + 10;
+	while (good && handler_runs < 200 && time(NULL) < end) {
+		uint8_t md[32];
+		good = send(o, "abc", 3, 0) == 3 && read(o, md, sizeof(md)) == sizeof(md) &&
+		       !memcmp(md, sha256_abc, sizeof(md));
+		calls++;
+	}
+	setitimer(ITIMER_PROF, &stop, NULL);
+	signal(SIGPROF, SIG_DFL);
+	close(o);
+	close(handler_fd);
+	char what[200];
+	snprintf(what, sizeof(what), "a signal handler's calls on another socket inside calls: "
+		 "%d handler runs in %ld calls, every digest right", (int)handler_runs, calls);
+	ok(good && !handler_bad && handler_runs > 0, what);
+}
+
 int main(void)
 {
 	alarm(240);
@@ -244,6 +289,7 @@ int main(void)
 	ok(dup_ok, "close() of one fd of a dup()ed socket: the other goes on, also under a thread's calls");
 
 	blocked_reader();
+	handler_calls();
 	printf("1..%d\n", tests);
 	return failures != 0;
 }
