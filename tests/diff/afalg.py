@@ -662,8 +662,14 @@ def _on_alarm(signum, frame):
 class Recorder:
     """Runs one case.  Each method performs one call and emits one line."""
 
-    def __init__(self, case, emit, timeout=2.0):
+    # A call the golden lines say blocks on Linux (errno=TIMEOUT) is given
+    # this long to show that it blocks here too, not the whole timeout.
+    BLOCK_WAIT = 0.5
+
+    def __init__(self, case, emit, timeout=2.0, blocking=()):
+        """blocking: the steps ("3", "c2") expected to block."""
         self.case, self.emit, self.timeout = case, emit, timeout
+        self.blocking = frozenset(blocking)
         self.step = 0
         self.prefix = ""        # c for a forked child's steps, x for an exec'd one's
         self.fds = []
@@ -682,13 +688,16 @@ class Recorder:
     def _guard(self, fn):
         """Run fn with SIGALRM armed (repeating, so a call that restarts after
         EINTR is interrupted again).  Returns (result, timed_out)."""
+        wait = self.timeout
+        if self.prefix + str(self.step + 1) in self.blocking:
+            wait = min(wait, self.BLOCK_WAIT)
         t0 = time.monotonic()
-        signal.setitimer(signal.ITIMER_REAL, self.timeout, 0.2)
+        signal.setitimer(signal.ITIMER_REAL, wait, 0.2)
         try:
             res = fn()
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
-        return res, (time.monotonic() - t0) >= self.timeout
+        return res, (time.monotonic() - t0) >= wait
 
     def _line(self, call, ret, err, timed_out, fdret=False, **extra):
         self.step += 1

@@ -9,6 +9,8 @@
   --only CASE (repeatable, or comma-separated) restricts any mode to those cases.
   --list prints the case names.  --timeout S: per-call timeout (default 2 s,
   or $UALG_DIFF_TIMEOUT); --case-timeout S: per-case watchdog (default 60 s).
+  With --check, a call the golden lines record as blocking (errno=TIMEOUT)
+  is given half a second to block, not the whole per-call timeout.
 
 Each case runs in a forked child, so a crash or hang in the implementation
 under test (e.g. an LD_PRELOAD shim) shows as a difference in that case only.
@@ -41,8 +43,9 @@ def load_cases(path):
     return mod.CASES
 
 
-def run_case(name, fn, call_timeout, case_timeout):
-    """Run one case in a child; return its canonical lines."""
+def run_case(name, fn, call_timeout, case_timeout, blocking=()):
+    """Run one case in a child; return its canonical lines.  blocking: the
+    steps the golden lines say block (afalg.Recorder)."""
     import afalg
     sys.stdout.flush()
     sys.stderr.flush()
@@ -56,7 +59,7 @@ def run_case(name, fn, call_timeout, case_timeout):
                 data = (line + "\n").encode()
                 while data:
                     data = data[os.write(wfd, data):]
-            rec = afalg.Recorder(name, emit, call_timeout)
+            rec = afalg.Recorder(name, emit, call_timeout, blocking)
             try:
                 fn(rec)
             except Exception as e:  # a case must never raise; report it as a line
@@ -146,8 +149,9 @@ def main():
                         known[n] = why.strip()
         passed = failed = xfail = 0
         for name, fn in cases:
-            got = run_case(name, fn, a.timeout, a.case_timeout)
             exp = golden.get(name)
+            blocking = [l.split(" ", 2)[1] for l in exp or () if " errno=TIMEOUT" in l]
+            got = run_case(name, fn, a.timeout, a.case_timeout, blocking)
             same = exp is not None and got == exp
             if same and name in known:
                 failed += 1
