@@ -13,7 +13,6 @@
 #define L2_SIZE (1u << L2_BITS)
 #define L1_SIZE AFD_L1_SIZE
 
-#define table afd_table
 _Atomic(struct afd *) *_Atomic afd_table[L1_SIZE];
 static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -23,11 +22,11 @@ static _Atomic(struct afd *) *slot(int fd, bool create)
 	if (l2 || !create || fd < 0 || (unsigned)fd >= L1_SIZE * L2_SIZE)
 		return l2;
 	pthread_mutex_lock(&grow_lock);
-	l2 = atomic_load(&table[fd >> L2_BITS]);
+	l2 = atomic_load(&afd_table[fd >> L2_BITS]);
 	if (!l2) {
 		l2 = calloc(L2_SIZE, sizeof(*l2));
 		if (l2)
-			atomic_store_explicit(&table[fd >> L2_BITS], l2, memory_order_release);
+			atomic_store_explicit(&afd_table[fd >> L2_BITS], l2, memory_order_release);
 	}
 	pthread_mutex_unlock(&grow_lock);
 	return l2 ? &l2[fd & (L2_SIZE - 1)] : NULL;
@@ -195,7 +194,7 @@ void afd_untrack(int fd)
 int afd_find_fd_of_ipo(const struct inproc_op *ipo)
 {
 	for (unsigned i = 0; i < L1_SIZE; i++) {
-		_Atomic(struct afd *) *l2 = atomic_load_explicit(&table[i], memory_order_acquire);
+		_Atomic(struct afd *) *l2 = atomic_load_explicit(&afd_table[i], memory_order_acquire);
 		for (unsigned j = 0; l2 && j < L2_SIZE; j++) {
 			struct afd *a = atomic_load_explicit(&l2[j], memory_order_acquire);
 			if (a && a->ipo == ipo)
@@ -208,7 +207,7 @@ int afd_find_fd_of_ipo(const struct inproc_op *ipo)
 void afd_for_each(void (*fn)(int fd, struct afd *a))
 {
 	for (unsigned i = 0; i < L1_SIZE; i++) {
-		_Atomic(struct afd *) *l2 = atomic_load_explicit(&table[i], memory_order_acquire);
+		_Atomic(struct afd *) *l2 = atomic_load_explicit(&afd_table[i], memory_order_acquire);
 		for (unsigned j = 0; l2 && j < L2_SIZE; j++) {
 			if (!atomic_load_explicit(&l2[j], memory_order_relaxed))
 				continue;

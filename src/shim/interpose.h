@@ -60,29 +60,27 @@ struct afd_ops {
 extern const struct afd_ops afd_tfm_ops, afd_op_ops, afd_rfc_tfm_ops, afd_rfc_op_ops,
 	afd_netlink_ops;
 
-/* r = call, then a's reference dropped, also when the thread is
- * cancelled inside call (the emulated calls are cancellation points). */
-void afd_put_cleanup(void *a);
-#define AFD_HELD(a, r, call)                                    \
+/* r = call, then release(arg), also when the thread is cancelled inside
+ * call (the emulated calls are cancellation points).  thread_owned: what
+ * arg holds is released anyway when the thread ends, so no cleanup handler
+ * is pushed (it costs a sigsetjmp). */
+#define HELD_CALL(thread_owned, release, arg, r, call)          \
 	do {                                                    \
-		pthread_cleanup_push(afd_put_cleanup, (a));     \
-		(r) = (call);                                   \
-		pthread_cleanup_pop(1);                         \
+		if (thread_owned) {                             \
+			(r) = (call);                           \
+			release(arg);                           \
+		} else {                                        \
+			pthread_cleanup_push(release, (arg));   \
+			(r) = (call);                           \
+			pthread_cleanup_pop(1);                 \
+		}                                               \
 	} while (0)
-/* The same for an afd_enter() hold.  A thread's slot is emptied when the
- * thread ends (hazard.c), cancelled or not, so only a counted hold needs
- * a cleanup handler (it costs a sigsetjmp). */
-#define AFD_ENTERED(hold, r, call)                                       \
-	do {                                                             \
-		if ((hold)->hazard) {                                    \
-			(r) = (call);                                    \
-			afd_leave(hold);                                 \
-		} else {                                                 \
-			pthread_cleanup_push(afd_leave_cleanup, (hold)); \
-			(r) = (call);                                    \
-			pthread_cleanup_pop(1);                          \
-		}                                                        \
-	} while (0)
+/* a's reference dropped after call. */
+void afd_put_cleanup(void *a);
+#define AFD_HELD(a, r, call) HELD_CALL(false, afd_put_cleanup, a, r, call)
+/* The same for an afd_enter() hold: a thread's slot is emptied when the
+ * thread ends (hazard.c), cancelled or not; a counted hold is not. */
+#define AFD_ENTERED(hold, r, call) HELD_CALL((hold)->hazard, afd_leave_cleanup, hold, r, call)
 
 /* fdtable.c's table: two levels indexed by fd (fds up to 1M), read
  * inline on the data path. */

@@ -76,19 +76,8 @@ static void msg_put(void *p)
 	errno = e;
 }
 
-/* r = call, then km put back; a cleanup handler only for one from the
- * heap (it costs a sigsetjmp). */
-#define MSG_HELD(km, r, call)                                       \
-	do {                                                        \
-		if (msg_is_scratch(km)) {                           \
-			(r) = (call);                               \
-			msg_put(km);                                \
-		} else {                                            \
-			pthread_cleanup_push(msg_put, (km));        \
-			(r) = (call);                               \
-			pthread_cleanup_pop(1);                     \
-		}                                                   \
-	} while (0)
+/* r = call, then km put back (the thread's own is released when it ends). */
+#define MSG_HELD(km, r, call) HELD_CALL(msg_is_scratch(km), msg_put, km, r, call)
 
 /* ---- sending -------------------------------------------------------- */
 
