@@ -1,6 +1,7 @@
 /* algd's connection table and each client uid's share of it (see
  * conn.h). */
 #include "conn.h"
+#include "fast.h"
 #include "offload.h"
 #include "payload.h"
 #include "proto.h"
@@ -120,6 +121,7 @@ void conn_close(struct conn *c)
 	ring_release(c->ring);
 	payload_drop(c);
 	notify_drop(c);
+	fast_drop(c);
 	parked_free(c->parked);
 	conn_rest_drop(c);
 	account_fds_put(c->cl->acct, 1);
@@ -166,6 +168,8 @@ int conn_reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result,
 {
 	struct iovec part = { (void *)data, len };
 
+	if (c->fast_serving)
+		return fast_reply(c, type, flags, result, data, len, fd);
 	int r = ualg_frame_send(c->fd, type, UALG_HDR_REPLY | flags, result, &part, len ? 1 : 0, fd);
 	if (c->notify)	/* after the send: a client that sees it finds the reply */
 		atomic_fetch_add_explicit(c->notify, 1, memory_order_release);

@@ -6,6 +6,7 @@
 #include "algd_afalg.h"
 #include "clock.h"
 #include "engine_ctl.h"
+#include "fast.h"
 #include "keystore.h"
 #include "log.h"
 #include "offload.h"
@@ -313,6 +314,8 @@ static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *f
 		return transfer_recv(d, c, body, blen, true, req);
 	case UALG_MSG_SHM_SETUP: return payload_setup(c, blen);
 	case UALG_MSG_NOTIFY_SETUP: return notify_setup(c, blen);
+	case UALG_MSG_FAST_SETUP: return fast_setup(c, blen);
+	case UALG_MSG_FAST_KICK: return fast_kick(c, blen);
 	case UALG_MSG_POLL: return on_poll(c, blen);
 	case UALG_MSG_CANCEL: return wait_cancel(c, blen);
 	case UALG_MSG_ALG_GET:
@@ -408,6 +411,8 @@ void dispatch_readable(struct dispatcher *d, struct conn *c)
 	case SETTLE_RETRY: wait_retry(d, c); break;
 	case SETTLE_DONE: break;
 	}
+	if (c->fast_kicked && fast_serve(d, c))
+		conn_close(c);
 out:
 	ualg_wipe(d->rxbuf, used);
 }

@@ -39,6 +39,16 @@ const uint8_t *payload_input(struct payload_copy *copy, const struct conn *c, co
 	return copy->buf;
 }
 
+int payload_memfd(struct conn *c, const char *name, size_t size, void **map)
+{
+	if (!ualg_budget_charge(&c->cl->acct->mem, size))
+		return -ENOMEM;
+	int fd = ualg_memfd_create(name, size, map);
+	if (fd < 0)
+		ualg_budget_uncharge(&c->cl->acct->mem, size);
+	return fd;
+}
+
 /* The op socket's payload area, created sealed, mapped here and passed to
  * the client; algd keeps only the mapping. */
 int payload_setup(struct conn *c, size_t len)
@@ -52,13 +62,9 @@ int payload_setup(struct conn *c, size_t len)
 		return conn_reply(c, UALG_MSG_SHM_SETUP, 0, -EOPNOTSUPP, NULL, 0, -1) ? -1 : 0;
 	if (c->shm)
 		return conn_reply(c, UALG_MSG_SHM_SETUP, 0, -EBUSY, NULL, 0, -1) ? -1 : 0;
-	if (!ualg_budget_charge(&c->cl->acct->mem, UALG_SHM_SIZE))
-		return conn_reply(c, UALG_MSG_SHM_SETUP, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
-	int fd = ualg_memfd_create("ualg-shm", UALG_SHM_SIZE, &map);
-	if (fd < 0) {
-		ualg_budget_uncharge(&c->cl->acct->mem, UALG_SHM_SIZE);
+	int fd = payload_memfd(c, "ualg-shm", UALG_SHM_SIZE, &map);
+	if (fd < 0)
 		return conn_reply(c, UALG_MSG_SHM_SETUP, 0, fd, NULL, 0, -1) ? -1 : 0;
-	}
 	c->shm = map;
 	c->shm_size = UALG_SHM_SIZE;
 	int r = conn_reply(c, UALG_MSG_SHM_SETUP, 0, 0, &rep, sizeof(rep), fd);
@@ -90,13 +96,9 @@ int notify_setup(struct conn *c, size_t len)
 
 	if (ualg_decode_empty(len))
 		return -1;
-	if (!ualg_budget_charge(&c->cl->acct->mem, UALG_NOTIFY_SIZE))
-		return conn_reply(c, UALG_MSG_NOTIFY_SETUP, 0, -ENOMEM, NULL, 0, -1) ? -1 : 0;
-	int fd = ualg_memfd_create("ualg-notify", UALG_NOTIFY_SIZE, &map);
-	if (fd < 0) {
-		ualg_budget_uncharge(&c->cl->acct->mem, UALG_NOTIFY_SIZE);
+	int fd = payload_memfd(c, "ualg-notify", UALG_NOTIFY_SIZE, &map);
+	if (fd < 0)
 		return conn_reply(c, UALG_MSG_NOTIFY_SETUP, 0, fd, NULL, 0, -1) ? -1 : 0;
-	}
 	notify_drop(c);	/* a program after execve sets up its own */
 	int r = conn_reply(c, UALG_MSG_NOTIFY_SETUP, 0, 0, NULL, 0, fd);
 	c->notify = map;

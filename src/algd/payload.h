@@ -33,6 +33,11 @@ const uint8_t *payload_input(struct payload_copy *copy, const struct conn *c, co
 int payload_setup(struct conn *c, size_t len);
 int notify_setup(struct conn *c, size_t len);
 
+/* A sealed memfd of size bytes for c's client, mapped at *map and charged
+ * to the uid's memory budget: its fd, or -errno (-ENOMEM over the budget),
+ * with nothing charged then.  Whoever drops the mapping uncharges it. */
+int payload_memfd(struct conn *c, const char *name, size_t size, void **map);
+
 /* Unmaps them and gives their memory back to the uid's budget. */
 void payload_drop(struct conn *c);
 void notify_drop(struct conn *c);

@@ -1,6 +1,7 @@
 /* The daemon's event loop: one epoll set serving every connection (their
  * table is conn.c's, what they ask dispatch.c's), the listener's new
  * clients, signals, and the busy-poll that follows a data request. */
+#include "fast.h"
 #include "server.h"
 #include "account.h"
 #include "clock.h"
@@ -153,17 +154,21 @@ static int confine(const struct server_opts *opts)
 	return sandbox_filter(!opts->no_seccomp);
 }
 
-/* Busy-polls until the dispatcher's deadline (dispatch.h), then sleeps. */
+/* Busy-polls until the dispatcher's deadline (dispatch.h), serving the
+ * shared pages of the connections it served meanwhile (fast.h), then
+ * sleeps. */
 static int next_events(struct epoll_event *evs, int max)
 {
 	while (disp.spin_until) {
 		int n = epoll_wait(epfd, evs, max, 0);
 		if (n != 0)
 			return n;
-		if (now_us() >= disp.spin_until)
-			disp.spin_until = 0;
-		else
+		if (fast_poll(&disp))
+			continue;
+		if (now_us() < disp.spin_until)
 			sched_yield();
+		else if (!fast_unwatch())
+			disp.spin_until = 0;
 	}
 	return epoll_wait(epfd, evs, max, -1);
 }

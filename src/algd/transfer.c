@@ -51,7 +51,11 @@ int transfer_send(struct dispatcher *d, struct conn *c, const uint8_t *body, siz
 	if (r == AFALG_WAIT)
 		return 1;
 	c->sending = r >= 0 && !s.last;
-	return conn_reply(c, shm ? UALG_MSG_SEND_SHM : UALG_MSG_SEND, 0, r, NULL, 0, -1) ? -1 : 0;
+	const bool quiet = m.flags & UALG_SEND_QUIET;	/* never with shm (decode) */
+	if (quiet && r >= 0)
+		return 0;	/* its success has no reply */
+	return conn_reply(c, shm ? UALG_MSG_SEND_SHM : UALG_MSG_SEND, quiet ? UALG_HDR_QUIET : 0, r, NULL, 0,
+			  -1) ? -1 : 0;
 }
 
 static int send_answer(struct conn *c, const struct recv_dest *dest, uint16_t flags,

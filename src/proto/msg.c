@@ -80,7 +80,7 @@ int ualg_decode_send(const void *body, size_t len, bool shm, struct ualg_send_ms
 
 	if (fixed(body, len, m, sizeof(*m)))
 		return -1;
-	if ((m->flags & ~UALG_SEND_FLAGS_ALL) || m->ivlen > UALG_IV_MAX ||
+	if ((m->flags & ~UALG_SEND_FLAGS_ALL) || (shm && (m->flags & UALG_SEND_QUIET)) || m->ivlen > UALG_IV_MAX ||
 	    len < sizeof(*m) + m->ivlen || (!(m->flags & UALG_SEND_IV) && m->ivlen))
 		return -1;
 	out->iv = (const uint8_t *)body + sizeof(*m);

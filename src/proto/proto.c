@@ -99,6 +99,12 @@ static size_t take_fds(struct msghdr *msg, int *fd, void (*dispose)(int))
 	return count;
 }
 
+bool ualg_frame_hdr_ok(const struct ualg_hdr *hdr, size_t n)
+{
+	return n >= sizeof(*hdr) && hdr->len == n && hdr->type && hdr->type < UALG_MSG_TYPE_MAX &&
+	       !(hdr->flags & ~UALG_HDR_FLAGS_ALL) && !hdr->reserved;
+}
+
 /* The kernel's SCM_MAX_FD: room for every descriptor one message can
  * carry, so that none is dropped (and released) inside recvmsg(). */
 #define SCM_FDS_MAX 253
@@ -128,9 +134,8 @@ static ssize_t frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *bo
 	const size_t nfds = take_fds(&msg, fd, dispose);
 	if (n == 0)
 		return 0;
-	if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || (size_t)n < sizeof(*hdr) ||
-	    hdr->len != (size_t)n || hdr->type == 0 || hdr->type >= UALG_MSG_TYPE_MAX ||
-	    (hdr->flags & ~UALG_HDR_FLAGS_ALL) || hdr->reserved || (dispose && nfds)) {
+	if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || !ualg_frame_hdr_ok(hdr, (size_t)n) ||
+	    (dispose && nfds)) {
 		if (fd && *fd >= 0) {
 			syscall(SYS_close, *fd);
 			*fd = -1;

@@ -19,6 +19,7 @@
 #ifndef UALG_PROTO_H
 #define UALG_PROTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -75,6 +76,8 @@ enum ualg_msg_type {
 	UALG_MSG_ENGINE = 69,	/* op socket: may the shim serve it in-process? (below) */
 	UALG_MSG_ADOPT = 70,	/* op socket: take over its in-process state (below) */
 	UALG_MSG_NOTIFY_SETUP = 71,	/* connection: a page whose counter algd bumps per reply */
+	UALG_MSG_FAST_SETUP = 72,	/* hash op socket: requests and replies on a shared page */
+	UALG_MSG_FAST_KICK = 73,	/* a request is on the page (no reply) */
 	UALG_MSG_RING_SETUP = 80,	/* native API: create this connection's ring */
 	UALG_MSG_RING_OPEN,	/* open a transform by name: result is its id */
 	UALG_MSG_RING_SETKEY,	/* set a transform's key (kept in algd) */
@@ -91,7 +94,8 @@ enum ualg_msg_type {
 
 #define UALG_HDR_REPLY 0x0001u	/* set on every reply */
 #define UALG_HDR_TRUNC 0x0002u	/* RECV reply: the result was truncated (MSG_TRUNC) */
-#define UALG_HDR_FLAGS_ALL (UALG_HDR_REPLY | UALG_HDR_TRUNC)
+#define UALG_HDR_QUIET 0x0004u	/* SEND reply: the failure of a UALG_SEND_QUIET send */
+#define UALG_HDR_FLAGS_ALL (UALG_HDR_REPLY | UALG_HDR_TRUNC | UALG_HDR_QUIET)
 
 struct ualg_hdr {
 	uint32_t len;		/* whole frame, header included */
@@ -146,7 +150,12 @@ struct ualg_sockopt {
 #define UALG_SEND_IV 0x20u	/* iv/ivlen are set */
 #define UALG_SEND_CTL_BAD 0x40u	/* a cmsg af_alg_cmsg_send() rejects (EINVAL) */
 #define UALG_SEND_FAULT 0x80u	/* the caller's data could not be read (EFAULT) */
-#define UALG_SEND_FLAGS_ALL 0xffu
+/* Answer only a failure (with UALG_HDR_QUIET): a success has no reply.
+ * The client learns that its quiet sends succeeded from the reply to any
+ * later request, since algd answers a connection's requests in order.
+ * Inline SEND only: a SEND_SHM's reply frees the area. */
+#define UALG_SEND_QUIET 0x100u
+#define UALG_SEND_FLAGS_ALL 0x1ffu
 
 struct ualg_send {
 	uint32_t flags;		/* UALG_SEND_* */
@@ -272,6 +281,40 @@ struct ualg_adopt {
  * reply instead of sleeping in the kernel (then receive it at once).  algd
  * never reads the page; another setup replaces it. */
 #define UALG_NOTIFY_SIZE 4096u
+
+/* FAST_SETUP (empty body), on a hash op socket: the reply passes a memfd
+ * of UALG_FAST_SIZE bytes holding one struct ualg_fast, through which the
+ * client may make one SEND or RECV at a time without a system call.  It
+ * writes the request's frame (header and body, as on the socket) into req,
+ * then increments req_seq (release).  algd, while it busy-polls, watches
+ * req_seq and says so in polling; otherwise the client sends FAST_KICK
+ * (empty body, never answered) on the socket.  The client's order is
+ * store req_seq, full fence, load polling; algd's is store polling = 0,
+ * full fence, load req_seq: one of the two sees the other's store.  algd
+ * copies the frame out before it reads any of it, serves it as if it had
+ * come on the socket, writes the reply frame into rep and stores req_seq's
+ * value into rep_seq (release); if waiting was set it clears it and wakes
+ * futex waiters on rep_seq (a client past its spin window sets waiting,
+ * fences, checks rep_seq, then sleeps on it).  When the connection ends,
+ * algd sets closed and wakes them: a request it did not serve gets no
+ * reply.  A request that would wait
+ * or whose reply would not fit is malformed.  A client uses the page only
+ * while no request of the socket is in flight on the socket, so that the
+ * connection's requests stay in order.  One setup per connection: the
+ * page is shared after fork, and the shim uses it only in the process
+ * that set it up. */
+#define UALG_FAST_SIZE 8192u
+#define UALG_FAST_FRAME_MAX 4032u
+struct ualg_fast {
+	_Alignas(64) _Atomic uint32_t req_seq;	/* client */
+	_Atomic uint32_t polling;		/* algd: 1 while it watches req_seq */
+	_Alignas(64) _Atomic uint32_t rep_seq;	/* algd */
+	_Atomic uint32_t waiting;		/* client: asleep on rep_seq */
+	_Atomic uint32_t closed;		/* algd: the connection ended (then wakes) */
+	_Alignas(64) uint8_t req[UALG_FAST_FRAME_MAX];
+	_Alignas(64) uint8_t rep[UALG_FAST_FRAME_MAX];
+};
+_Static_assert(sizeof(struct ualg_fast) <= UALG_FAST_SIZE, "struct ualg_fast fits its memfd");
 
 struct ualg_shm_setup_reply {
 	uint64_t size;
@@ -440,6 +483,11 @@ ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body
  * frame is queued. */
 ssize_t ualg_frame_recv_now(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
 			    int *fd, int cloexec);
+
+/* Whether a frame of n bytes (header included, n > 0) read anywhere, the
+ * socket or a struct ualg_fast, has a consistent header: the checks
+ * ualg_frame_recv() makes. */
+bool ualg_frame_hdr_ok(const struct ualg_hdr *hdr, size_t n);
 
 /* As ualg_frame_recv() for a peer that never passes descriptors (algd
  * reading requests): a frame carrying any is -EPROTO, and every descriptor

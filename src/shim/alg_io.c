@@ -165,14 +165,14 @@ static ssize_t send_parts(int fd, struct afd *a, struct iov_cursor *cur, size_t 
 		parts[0] = (struct iovec){ &m, sizeof(m) };
 		parts[1] = (struct iovec){ (void *)(ctl ? ctl->iv : NULL), m.ivlen };
 		struct xact x = { .type = UALG_MSG_SEND, .parts = parts, .nparts = np + 2,
-				  .data_len = got, .behind_ok = true };
+				  .data_len = got, .behind = &m };
 		r = area ? send_area_part(fd, a, &m, ctl, got) : client_xact(a, fd, &x);
 		if (r == -EFAULT && !area) {
 			/* The data could not be read: algd still runs the
 			 * call's checks, then answers EFAULT, as the kernel. */
-			m.flags |= UALG_SEND_FAULT;
+			m.flags = (m.flags | UALG_SEND_FAULT) & ~UALG_SEND_QUIET;
 			x.nparts = 2;
-			x.behind_ok = false;
+			x.behind = NULL;
 			r = client_xact(a, fd, &x);
 		}
 		if (r < 0)

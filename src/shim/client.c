@@ -135,45 +135,45 @@ static inline void cpu_relax(void)
 #endif
 }
 
+void *client_page(struct afd *a, int fd, uint16_t type, size_t size)
+{
+	struct xact x = { .type = type, .want_fd = true, .cloexec = true };
+	void *map = NULL;
+	if (!client_xact(a, fd, &x) && x.rfd >= 0 && ualg_memfd_map(x.rfd, size, &map))
+		map = NULL;
+	if (x.rfd >= 0)
+		real.close(x.rfd);
+	return map;
+}
+
 /* Maps the connection's reply counter, once per socket and process. */
 static void notify_setup(struct afd *a, int fd)
 {
 	int none = NOTIFY_NONE;
 	if (!atomic_compare_exchange_strong(&a->notify_state, &none, NOTIFY_BUSY))
 		return;
-	struct xact x = { .type = UALG_MSG_NOTIFY_SETUP, .want_fd = true, .cloexec = true };
-	void *map = NULL;
-	if (!client_xact(a, fd, &x) && x.rfd >= 0) {
-		map = mmap(NULL, UALG_NOTIFY_SIZE, PROT_READ, MAP_SHARED, x.rfd, 0);
-		if (map == MAP_FAILED)
-			map = NULL;
-	}
-	if (x.rfd >= 0)
-		real.close(x.rfd);
-	a->notify = map;
-	atomic_store(&a->notify_state, map ? NOTIFY_READY : NOTIFY_NEVER);
+	a->notify = client_page(a, fd, UALG_MSG_NOTIFY_SETUP, UALG_NOTIFY_SIZE);
+	atomic_store(&a->notify_state, a->notify ? NOTIFY_READY : NOTIFY_NEVER);
 }
 
 void client_forget(struct afd *a)
 {
+	fast_forget(a);
 	if (atomic_load(&a->notify_state) == NOTIFY_READY)
 		munmap((void *)a->notify, UALG_NOTIFY_SIZE);
 	a->notify = NULL;
 }
 
-/* Spins until the counter moves from before (a reply, ours or another
- * thread's, is in the socket) or the window passed; then recv_reply()
- * takes it or sleeps as before. */
-static void spin_reply(const struct afd *a, uint32_t before, size_t data_len)
+void client_spin(const _Atomic uint32_t *word, uint32_t before, size_t data_len)
 {
 	/* Plus the time the slowest common algorithms (about 500 MB/s) take
 	 * over the data. */
 	const uint64_t window = poll_us() ? (poll_us() + data_len / 512) * 1000u : 0;
-	if (!window || !a->notify)
+	if (!window)
 		return;
 	const uint64_t start = now_ns();
 	for (unsigned i = 1;; i++) {
-		if (atomic_load_explicit(a->notify, memory_order_acquire) != before)
+		if (atomic_load_explicit(word, memory_order_acquire) != before)
 			return;
 		cpu_relax();
 		if (!(i & 63) && now_ns() - start >= window)
@@ -222,19 +222,22 @@ static bool others_in_flight(const struct afd *a, int cls)
 }
 
 /* Writing behind: a send on a hash op socket served by algd returns once
- * its frame is queued, and the reply is taken by the socket's next call,
- * which then need not wait for a round trip of its own per send.  The
- * kernel's hash_sendmsg() fails only for a bad buffer (the shim reads it
- * first: EFAULT stays the call's), for a transform without its key
- * (ENOKEY) and for lack of memory.  So a socket writes behind only once a
- * send on it succeeded with its reply waited for, and no key was set in
- * this process since (a setkey that fails leaves the transform without a
- * key); a reply that does say an error (algd out of memory or over a
- * budget) is the next call's answer.  Not covered: a process that shares
- * the transform socket after fork() setting a bad key on it: this
- * socket's sends still succeed, and its read fails with ENOKEY as on
- * Linux.  At most BEHIND_MAX are outstanding, so that replies never fill
- * the connection. */
+ * its frame is queued, marked UALG_SEND_QUIET: algd answers it only if it
+ * fails, and the reply to the socket's next request shows it done (algd
+ * answers a connection's requests in order).  So a hash operation of one
+ * send and one read costs one round trip.  The kernel's hash_sendmsg()
+ * fails only for a bad buffer (the shim reads it first: EFAULT stays the
+ * call's), for a transform without its key (ENOKEY) and for lack of
+ * memory.  So a socket writes behind only once a send on it succeeded
+ * with its reply waited for, and no key was set in this process since (a
+ * setkey that fails leaves the transform without a key); a failure's
+ * reply (algd out of memory or over a budget) is the next call's answer.
+ * Not covered: a process that shares the transform socket after fork()
+ * setting a bad key on it: this socket's sends still succeed, and its
+ * read fails with ENOKEY as on Linux.  A send goes quiet only while no
+ * other request is in flight on the socket, so that the next reply comes
+ * after it; at most BEHIND_MAX go before a reply, so that failures never
+ * fill the connection. */
 #define BEHIND_MAX 4u
 
 static atomic_uint key_epoch;	/* moves at every setsockopt on a socket of algd's */
@@ -251,7 +254,8 @@ unsigned client_gen(void)
 
 static bool may_write_behind(const struct afd *a, const struct xact *x)
 {
-	return x->behind_ok && x->type == UALG_MSG_SEND && a->op && !a->rfc && a->behind < BEHIND_MAX &&
+	return x->behind && x->type == UALG_MSG_SEND && a->op && !a->rfc && a->behind < BEHIND_MAX &&
+	       !others_in_flight(a, -1) &&
 	       a->proven == atomic_load_explicit(&key_epoch, memory_order_relaxed) + 1 &&
 	       a->gen == atomic_load_explicit(&fork_gen, memory_order_relaxed) && a->type == ALG_TYPE_HASH;
 }
@@ -259,21 +263,30 @@ static bool may_write_behind(const struct afd *a, const struct xact *x)
 /* After a send waited for its reply: may the socket's next ones not? */
 static void note_send_result(struct afd *a, const struct xact *x, unsigned epoch, int result)
 {
-	if (x->type == UALG_MSG_SEND && x->behind_ok)
+	if (x->type == UALG_MSG_SEND && x->behind)
 		a->proven = result >= 0 ? epoch + 1 : 0;
 }
 
-static bool is_behind(const struct afd *a, const struct ualg_hdr *h)
+/* The failure of a send written behind. */
+static bool is_behind(const struct ualg_hdr *h)
 {
-	return a->behind && h->type == UALG_MSG_SEND;	/* they come first: algd answers in order */
+	return h->type == UALG_MSG_SEND && (h->flags & UALG_HDR_QUIET);
 }
 
-static void behind_taken(struct afd *a, const struct ualg_hdr *h, ssize_t n)
+static void behind_failed(struct afd *a, const struct ualg_hdr *h, ssize_t n)
 {
-	a->behind--;
-	atomic_fetch_sub(&behind_total, 1);
-	if (!a->behind_err && ((size_t)n != sizeof(*h) || !(h->flags & UALG_HDR_REPLY) || h->result < 0))
-		a->behind_err = h->result < 0 && h->result > -4096 ? -h->result : EPROTO;
+	if (!a->behind_err)
+		a->behind_err = (size_t)n == sizeof(*h) && h->result < 0 && h->result > -4096 ? -h->result : EPROTO;
+}
+
+/* A reply to a later request came (or the connection ended): the sends
+ * written behind are done. */
+static void behind_done(struct afd *a)
+{
+	if (a->behind) {
+		atomic_fetch_sub(&behind_total, a->behind);
+		a->behind = 0;
+	}
 }
 
 /* Takes x's reply, or the end of the connection, leaving the others'
@@ -284,6 +297,15 @@ static void behind_taken(struct afd *a, const struct ualg_hdr *h, ssize_t n)
  * the common path is the request's send and the reply's receive.  Replies
  * written behind are taken on the way.  Called and returns with a->lock
  * held. */
+/* Spins until the counter moves from before (a reply, ours or another
+ * thread's, is in the socket) or the window passed; then recv_reply()
+ * takes it or sleeps as before. */
+static void spin_reply(const struct afd *a, uint32_t before, size_t data_len)
+{
+	if (a->notify)
+		client_spin(a->notify, before, data_len);
+}
+
 static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct ualg_hdr *h,
 			  bool interruptible, int cancel_state)
 {
@@ -295,8 +317,8 @@ static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct
 			const uint32_t seen = a->notify ? atomic_load_explicit(a->notify, memory_order_acquire) : 0;
 			ssize_t n = ualg_frame_recv_now(fd, h, x->rbody, x->nrbody, x->want_fd ? &x->rfd : NULL,
 							x->cloexec);
-			if (n > 0 && is_behind(a, h)) {
-				behind_taken(a, h, n);
+			if (n > 0 && is_behind(h)) {
+				behind_failed(a, h, n);
 				spun = false;
 				continue;
 			}
@@ -306,6 +328,7 @@ static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct
 				continue;
 			}
 			if (n != -EAGAIN && n != -EINTR) {
+				behind_done(a);
 				pthread_cond_broadcast(&a->cond);
 				return n;
 			}
@@ -324,11 +347,11 @@ static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct
 					     NULL, NULL);
 			if (p < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 				continue;
-			if (p >= 0 && (size_t)p == sizeof(peek) && is_behind(a, &peek)) {
+			if (p >= 0 && (size_t)p == sizeof(peek) && is_behind(&peek)) {
 				struct ualg_hdr bh;
 				ssize_t m = ualg_frame_recv_now(fd, &bh, NULL, 0, NULL, 1);
 				if (m > 0)
-					behind_taken(a, &bh, m);
+					behind_failed(a, &bh, m);
 				continue;
 			}
 			if (p >= 0 && (size_t)p == sizeof(peek) && others(a, cls, peek.type)) {
@@ -340,43 +363,55 @@ static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct
 					    x->cloexec);
 		if (n == -EAGAIN || (n == -EINTR && !interruptible))
 			continue;
-		if (n > 0 && is_behind(a, h)) {
-			behind_taken(a, h, n);
+		if (n > 0 && is_behind(h)) {
+			behind_failed(a, h, n);
 			continue;
 		}
+		behind_done(a);
 		pthread_cond_broadcast(&a->cond);
 		return n;
 	}
 }
 
-/* Takes the replies of the sends written behind on a, before its
- * connection is shared (fork, exec): otherwise two processes would wait
- * for one reply, or a new program meet one it never asked for.  A socket
- * with a request of another thread in flight is left to that thread. */
+/* Sends x's frame, waiting for room even on a non-blocking socket: the
+ * frame is small and algd drains it at once. */
+static int send_request(int fd, const struct xact *x)
+{
+	for (;;) {
+		int r = ualg_frame_send(fd, x->type, 0, 0, x->parts, x->nparts, -1);
+		if (r != -EAGAIN)
+			return r;
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+		syscall(SYS_poll, &p, 1, -1);
+	}
+}
+
+/* Waits until the sends written behind on a are done, taking their
+ * failures, before its connection is shared (fork, exec): otherwise two
+ * processes would wait for one reply, or a new program meet one it never
+ * asked for.  Their successes have no reply: a POLL's says they are done.
+ * A socket with a request of another thread in flight is left to that
+ * thread, whose reply shows them done as well. */
 static void settle(int fd, struct afd *a)
 {
+	int cancel_state;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	pthread_mutex_lock(&a->lock);
-	while (a->behind && !others_in_flight(a, -1)) {
+	if (a->behind && !others_in_flight(a, -1)) {
+		struct xact x = { .type = UALG_MSG_POLL };
 		struct ualg_hdr h;
-		ssize_t n = ualg_frame_recv(fd, &h, NULL, 0, NULL, 1);
-		if (n == -EINTR)
-			continue;
-		if (n == -EAGAIN) {
-			struct pollfd p = { .fd = fd, .events = POLLIN };
-			syscall(SYS_poll, &p, 1, -1);
-			continue;
-		}
-		if (n <= 0 || !is_behind(a, &h)) {
-			/* algd went away (the next call says so) or a peer
-			 * out of step: nothing more will come. */
-			atomic_fetch_sub(&behind_total, a->behind);
-			a->behind = 0;
-			a->behind_err = n < 0 || n == 0 ? ECONNRESET : EPROTO;
-			break;
-		}
-		behind_taken(a, &h, n);
+		ssize_t n = send_request(fd, &x);
+		if (!n)
+			n = recv_reply(a, fd, XC_OTHER, &x, &h, false, PTHREAD_CANCEL_DISABLE);
+		a->expect[XC_OTHER] = 0;
+		if (n <= 0 && !a->behind_err)
+			a->behind_err = ECONNRESET;	/* algd went away: the next call says so */
+		behind_done(a);
+		pthread_cond_broadcast(&a->cond);
 	}
 	pthread_mutex_unlock(&a->lock);
+	pthread_setcancelstate(cancel_state, NULL);
 }
 
 void client_settle_all(void)
@@ -454,6 +489,15 @@ static ssize_t recv_cancellable(struct abandon *ab, struct ualg_hdr *h, int canc
 	return n;
 }
 
+static int finish(struct xact *x, const struct ualg_hdr *hp, ssize_t n, size_t cap);
+
+/* A data call on a hash op socket: its shared page first (fast.c). */
+static bool fast_wanted(const struct afd *a, const struct xact *x)
+{
+	return (x->type == UALG_MSG_SEND || x->type == UALG_MSG_RECV) && a->op && !a->rfc &&
+	       a->type == ALG_TYPE_HASH && poll_us() && a->gen == client_gen();
+}
+
 int client_xact(struct afd *a, int fd, struct xact *x)
 {
 	struct ualg_hdr h;
@@ -468,6 +512,9 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	const int cls = xact_class(x->type);
 	if (cls != XC_OTHER && poll_us() && atomic_load(&a->notify_state) == NOTIFY_NONE)
 		notify_setup(a, fd);
+	const bool fast = fast_wanted(a, x);
+	if (fast && atomic_load(&a->fast_state) == NOTIFY_NONE)
+		fast_setup(a, fd);
 	int cancel_state;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	pthread_mutex_lock(&a->lock);
@@ -480,25 +527,30 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 		pthread_setcancelstate(cancel_state, NULL);
 		return r;
 	}
+	if (fast && !a->behind && !others_in_flight(a, -1) && fast_usable(a, x)) {
+		ssize_t n = fast_xact(a, fd, x, &h);
+		if (n != FAST_DECLINED) {
+			if (n >= (ssize_t)sizeof(h))
+				note_send_result(a, x, atomic_load(&key_epoch), h.result);
+			pthread_mutex_unlock(&a->lock);
+			pthread_setcancelstate(cancel_state, NULL);
+			return finish(x, &h, n, cap);
+		}
+	}
 	const uint32_t before = a->notify ? atomic_load_explicit(a->notify, memory_order_acquire) : 0;
 	if (x->type == UALG_MSG_SETSOCKOPT)
 		atomic_fetch_add(&key_epoch, 1);
 	const unsigned epoch = atomic_load(&key_epoch);
-	/* Send waits for room even on a non-blocking socket: the frame is
-	 * small and algd drains it at once. */
-	for (;;) {
-		r = ualg_frame_send(fd, x->type, 0, 0, x->parts, x->nparts, -1);
-		if (r != -EAGAIN)
-			break;
-		struct pollfd p = { .fd = fd, .events = POLLOUT };
-		syscall(SYS_poll, &p, 1, -1);
-	}
+	const bool quiet = may_write_behind(a, x);
+	if (quiet)
+		x->behind->flags |= UALG_SEND_QUIET;
+	r = send_request(fd, x);
 	if (r) {
 		pthread_mutex_unlock(&a->lock);
 		pthread_setcancelstate(cancel_state, NULL);
 		return r == -EPIPE || r == -ECONNREFUSED ? -ECONNRESET : r;
 	}
-	if (may_write_behind(a, x)) {
+	if (quiet) {
 		a->behind++;
 		atomic_fetch_add(&behind_total, 1);
 		pthread_mutex_unlock(&a->lock);
@@ -517,6 +569,14 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	pthread_cond_broadcast(&a->cond);
 	pthread_mutex_unlock(&a->lock);
 	pthread_setcancelstate(cancel_state, NULL);
+	return finish(x, &h, n, cap);
+}
+
+/* The call's answer from its reply (n bytes in all, or -errno). */
+static int finish(struct xact *x, const struct ualg_hdr *hp, ssize_t n, size_t cap)
+{
+	const struct ualg_hdr h = *hp;
+
 	if (n == 0)
 		return -ECONNRESET;	/* algd went away */
 	if (n == -EPIPE || n == -ECONNRESET || n == -ENOTCONN)

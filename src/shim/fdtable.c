@@ -169,6 +169,7 @@ struct afd *afd_track(int fd, enum afd_kind kind)
 	atomic_init(&a->nonblock, -1);
 	atomic_init(&a->notify_state, NOTIFY_NONE);
 	a->notify = NULL;
+	atomic_init(&a->fast_state, NOTIFY_NONE);
 	afd_set_kind(a, kind);
 	a->gen = client_gen();
 	a->nl_peer = -1;

@@ -13,6 +13,7 @@
 #include "kabi.h"
 #include "proto.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -52,8 +53,8 @@ struct afd {
 	pthread_mutex_t lock;	/* the connection's frames (client.c) */
 	pthread_cond_t cond;	/* a reply was taken, or a request ended */
 	uint16_t expect[3];	/* the reply type each class in flight waits for */
-	/* Hash sends whose replies no thread waits for (client.c: written
-	 * behind), and the first error one of them answered. */
+	/* Hash sends written behind (client.c) that no later reply has
+	 * shown done yet, and the first error one of them answered. */
 	unsigned behind;
 	int behind_err;
 	/* client_key_epoch() when a send on this socket last succeeded
@@ -78,6 +79,12 @@ struct afd {
 	 * first.  notify_state: NOTIFY_NONE, _BUSY, _READY, _NEVER. */
 	_Atomic uint32_t *notify;
 	atomic_int notify_state;
+	/* A hash op socket's shared request page (fast.c), mapped on its
+	 * first data call: fast_state as notify_state; fast_seq, the last
+	 * request posted on it. */
+	struct ualg_fast *fast;
+	atomic_int fast_state;
+	uint32_t fast_seq;
 	/* O_NONBLOCK of the open file as this process last set or read it
 	 * (-1: not known yet), so that a call need not ask the kernel. */
 	atomic_int nonblock;
@@ -154,9 +161,29 @@ struct xact {
 	int rfd;
 	bool want_fd, cloexec;
 	size_t data_len;	/* send/receive: its bytes, for the reply's poll window */
-	bool behind_ok;		/* a data frame whose reply may be taken later */
+	/* A hash SEND that may be written behind: its head, which
+	 * client_xact() marks UALG_SEND_QUIET when it does. */
+	struct ualg_send *behind;
 };
 int client_xact(struct afd *a, int fd, struct xact *x);
+/* Asks algd for a shared page (NOTIFY_SETUP, FAST_SETUP) and maps it
+ * (checked sealed and of size bytes): NULL when refused or unmappable. */
+void *client_page(struct afd *a, int fd, uint16_t type, size_t size);
+/* Spins until *word moves from before or the reply window for data_len
+ * bytes passed ($UALG_POLL_US): no system call. */
+void client_spin(const _Atomic uint32_t *word, uint32_t before, size_t data_len);
+
+/* fast.c: requests on a hash op socket's shared page (struct ualg_fast).
+ * fast_setup() maps it once per socket (before a->lock is taken);
+ * fast_usable() says whether x may go there, fast_xact() sends it and
+ * takes its reply as ualg_frame_recv() would (with a->lock held and no
+ * other request in flight), or returns FAST_DECLINED when the caller's
+ * data cannot be read (then nothing was sent: the socket reports it). */
+#define FAST_DECLINED (-(ssize_t)INT_MAX)
+void fast_setup(struct afd *a, int fd);
+bool fast_usable(const struct afd *a, const struct xact *x);
+ssize_t fast_xact(struct afd *a, int fd, const struct xact *x, struct ualg_hdr *h);
+void fast_forget(struct afd *a);
 enum { NOTIFY_NONE, NOTIFY_BUSY, NOTIFY_READY, NOTIFY_NEVER };
 void client_forget(struct afd *a);
 /* Takes every reply still owed to a send written behind (client.c), before

@@ -8,9 +8,11 @@
 # calls for 200 operations, B for 2200)": S and R are the successful
 # sendmsg and recvmsg calls, W the receives that found no reply yet and
 # the peeks that waited for one (how many depends on how fast algd was
-# scheduled: on a quiet machine none), O everything else.  The common path
-# is S + R: the request's send and the reply's receive in algd's engine,
-# nothing in the program's own.  The best of three runs is printed.
+# scheduled: on a quiet machine none), O everything else.  In the
+# program's engine the common path makes none; in algd's neither while
+# both sides poll the socket's shared page (a kick's send and a futex wait
+# when algd was not polling), and with UALG_POLL_US=0 one send per call
+# and one receive per operation.  The best of three runs is printed.
 #   usage: syscalls.sh UALG-RUN ENGINE-TEST
 set -u
 run=$1 prog=$2

@@ -309,6 +309,150 @@ for tag_ok in (False, True):
     go.close()
 check("algd still serves another client after all that", sha1_abc_works())
 
+# ---- the shared request page of a hash op socket (FAST_SETUP) ---------
+
+FAST_SETUP, FAST_KICK = 72, 73
+FAST_SIZE, FAST_MAX, REQ, REP = 8192, 4032, 128, 4160
+U32 = struct.Struct("=I")
+SHA1_ABC = "a9993e364706816aba3e25717850c26c9cd0d89d"   # FIPS 180-2 B.1's "abc"
+
+
+def fast_setup(op):
+    op.send(frame(FAST_SETUP))
+    data, fds, _, _ = socket.recv_fds(op, 64, 1)
+    return HDR.unpack(data[:HDR.size])[3], (fds[0] if fds else None)
+
+
+def page_of(op):
+    r, fd = fast_setup(op)
+    assert r == 0 and fd is not None, r
+    m = mmap.mmap(fd, FAST_SIZE)
+    os.close(fd)
+    return m
+
+
+def word(m, off):
+    return U32.unpack(m[off:off + 4])[0]
+
+
+def post(op, m, raw, seq):
+    """A raw request frame on the page, then the kick; the reply frame
+    (None when none came within 5 s)."""
+    m[REQ:REQ + len(raw)] = raw
+    m[0:4] = U32.pack(seq)
+    op.send(frame(FAST_KICK))
+    end = time.monotonic() + 5
+    while word(m, 64) != seq and time.monotonic() < end:
+        time.sleep(0.0005)
+    if word(m, 64) != seq:
+        return None
+    n = HDR.unpack(m[REP:REP + HDR.size])[0]
+    return m[REP:REP + n]
+
+
+def hangs_up(op, m):
+    """algd closed the connection (and said so on the page)."""
+    op.settimeout(5)
+    try:
+        return op.recv(64) == b"" and word(m, 72) == 1
+    except (socket.timeout, ConnectionResetError):
+        return False
+
+
+t = tfm("hash", "sha1")
+check("FAST_SETUP on a transform socket: EOPNOTSUPP, no fd", fast_setup(t) == (-EOPNOTSUPP, None))
+c = tfm("skcipher", "ctr(aes)", CTR_KEY)
+co = accept(c)
+check("FAST_SETUP on a cipher's op socket (which may wait): EOPNOTSUPP", fast_setup(co) == (-EOPNOTSUPP, None))
+co.close()
+c.close()
+o = accept(t)
+r, fd = fast_setup(o)
+seals = fcntl.fcntl(fd, F_GET_SEALS) if fd is not None else 0
+check("FAST_SETUP on a hash op socket: an 8 KiB memfd sealed against resizing",
+      r == 0 and os.fstat(fd).st_size == FAST_SIZE and
+      seals & (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW) == F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW)
+m = mmap.mmap(fd, FAST_SIZE)
+os.close(fd)
+check("a second FAST_SETUP: EBUSY, connection kept", fast_setup(o) == (-EBUSY, None))
+send_abc = frame(SEND, struct.pack("=IIII", S_FIRST | S_LAST, 0, 0, 0) + b"abc")
+rep = post(o, m, send_abc, 1)
+check("a SEND on the page: its reply there (3 bytes taken)",
+      rep is not None and HDR.unpack(rep[:HDR.size])[1:4] == (SEND, 1, 3))
+rep = post(o, m, frame(RECV, struct.pack("=IIII", 0, 20, 20, 0)), 2)
+check("a RECV on the page: SHA-1 of \"abc\" there (FIPS 180-2)",
+      rep is not None and HDR.unpack(rep[:HDR.size])[3] == 20 and rep[HDR.size:].hex() == SHA1_ABC)
+o.setblocking(False)
+try:
+    o.recv(64)
+    quiet = False
+except BlockingIOError:
+    quiet = True
+o.setblocking(True)
+check("... and nothing on the socket: a kick has no reply", quiet)
+m.close()
+o.close()
+
+fast_bad = [
+    ("a frame longer than the page", lambda: HDR.pack(FAST_MAX + 1, SEND, 0, 0, 0)),
+    ("a frame shorter than its header", lambda: HDR.pack(4, SEND, 0, 0, 0)),
+    ("a frame with a reply flag", lambda: HDR.pack(HDR.size + 16, SEND, 1, 0, 0) + bytes(16)),
+    ("a frame with its reserved word set", lambda: HDR.pack(HDR.size + 16, SEND, 0, 0, 1) + bytes(16)),
+    ("a BIND on the page", lambda: frame(BIND, bytes(24))),
+    ("a SEND_SHM on the page", lambda: send_shm_frame(0, 16)),
+    ("a SEND asking for no reply (UALG_SEND_QUIET)",
+     lambda: frame(SEND, struct.pack("=IIII", S_FIRST | S_LAST | 0x100, 0, 0, 0) + b"abc")),
+    ("a RECV whose total is under its length",
+     lambda: frame(RECV, struct.pack("=IIII", 0, 20, 10, 0))),
+]
+for name, make in fast_bad:
+    o = accept(t)
+    m = page_of(o)
+    m[REQ:REQ + FAST_MAX] = b"\xee" * FAST_MAX
+    raw = make()
+    check(name + ": algd ends the connection and says so on the page",
+          post(o, m, raw, 1) is None and hangs_up(o, m))
+    m.close()
+    o.close()
+o = accept(t)
+check("FAST_KICK without a page: close", closed_after(o, frame(FAST_KICK)))
+o.close()
+
+# A thread rewrites the request while algd copies it: every request gets
+# a well-formed reply or ends the connection; others are served.
+o = accept(t)
+m = page_of(o)
+stop.clear()
+junk = os.urandom(FAST_MAX)
+
+
+def scribble_req():
+    while not stop.is_set():
+        m[REQ:REQ + FAST_MAX] = junk
+        m[REQ:REQ + len(send_abc)] = send_abc
+        time.sleep(0)
+
+
+x = threading.Thread(target=scribble_req)
+x.start()
+shapes, seq = True, 0
+for i in range(200):
+    seq += 1
+    rep = post(o, m, send_abc, seq)
+    if rep is None:
+        shapes &= hangs_up(o, m)
+        break
+    h = HDR.unpack(rep[:HDR.size])
+    shapes &= h[0] == HDR.size and h[1] == SEND and h[2] == 1
+stop.set()
+x.join()
+m.close()
+o.close()
+check("a SEND rewritten while algd takes it: every reply well-formed, or the connection ended", shapes)
+check("algd still serves another client", sha1_abc_works())
+t.close()
+
+
 # ---- part 2: through the shim ------------------------------------------
 
 if os.environ.get("LD_PRELOAD", "").find("ualg") < 0:

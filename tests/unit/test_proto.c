@@ -243,9 +243,11 @@ static void test_send(void)
 	s.ivlen = 16;
 	s.flags &= ~UALG_SEND_IV;
 	ok(send_inline(body, put_send(&s, 10, NULL)) == -1, "SEND: an IV without UALG_SEND_IV is refused");
-	s.flags = 0x100;
+	s.flags = 0x200;
 	s.ivlen = 0;
 	ok(send_inline(body, put_send(&s, 10, NULL)) == -1, "SEND: an unknown flag is refused");
+	s.flags = UALG_SEND_FIRST | UALG_SEND_QUIET;
+	ok(send_inline(body, put_send(&s, 10, NULL)) == 0, "SEND: QUIET is accepted inline");
 	s.flags = UALG_SEND_FIRST | UALG_SEND_FAULT;
 	ok(send_inline(body, put_send(&s, 0, NULL)) == 0, "SEND: FAULT without data is accepted");
 	ok(send_inline(body, put_send(&s, 1, NULL)) == -1, "SEND: FAULT with data is refused");
@@ -260,6 +262,11 @@ static void test_send(void)
 	ok(send_shm(body, put_send(&s, sizeof(ref), &ref)) == 0, "SEND_SHM: a ref of INT32_MAX bytes is accepted");
 	ref.len = (uint64_t)INT32_MAX + 1;
 	ok(send_shm(body, put_send(&s, sizeof(ref), &ref)) == -1, "SEND_SHM: a longer ref is refused");
+	ref.len = 1000;
+	s.flags |= UALG_SEND_QUIET;
+	ok(send_shm(body, put_send(&s, sizeof(ref), &ref)) == -1,
+	   "SEND_SHM: QUIET is refused (its reply frees the area)");
+	s.flags &= ~UALG_SEND_QUIET;
 	s.flags |= UALG_SEND_FAULT;
 	ref.len = 1;
 	ok(send_shm(body, put_send(&s, sizeof(ref), &ref)) == -1, "SEND_SHM: FAULT with data is refused");

@@ -1,0 +1,178 @@
+/* The shared request page of a hash op socket (see fast.h). */
+#include "fast.h"
+#include "log.h"
+#include "msg.h"
+#include "payload.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define FAST_HOT_MAX 64u
+
+/* The pages watched while the loop spins; each has polling set. */
+static struct conn *hot[FAST_HOT_MAX];
+static unsigned nhot;
+
+static void watch(struct conn *c)
+{
+	if (c->fast_hot || nhot == FAST_HOT_MAX)
+		return;	/* a page not watched is kicked */
+	c->fast_hot = true;
+	hot[nhot++] = c;
+	atomic_store(&c->fast->polling, 1);
+}
+
+static void unwatch_one(unsigned i)
+{
+	hot[i]->fast_hot = false;
+	atomic_store(&hot[i]->fast->polling, 0);
+	hot[i] = hot[--nhot];
+}
+
+int fast_setup(struct conn *c, size_t len)
+{
+	void *map;
+
+	if (ualg_decode_empty(len))
+		return -1;
+	/* A hash never waits, so no request of the page is ever parked. */
+	if (!c->sk->connected || afalg_mode_of(c->sk) || c->sk->type->alg_type != UALG_ALG_SHASH)
+		return conn_reply(c, UALG_MSG_FAST_SETUP, 0, -EOPNOTSUPP, NULL, 0, -1) ? -1 : 0;
+	if (c->fast)
+		return conn_reply(c, UALG_MSG_FAST_SETUP, 0, -EBUSY, NULL, 0, -1) ? -1 : 0;
+	int fd = payload_memfd(c, "ualg-fast", UALG_FAST_SIZE, &map);
+	if (fd < 0)
+		return conn_reply(c, UALG_MSG_FAST_SETUP, 0, fd, NULL, 0, -1) ? -1 : 0;
+	int r = conn_reply(c, UALG_MSG_FAST_SETUP, 0, 0, NULL, 0, fd);
+	close(fd);
+	c->fast = map;
+	c->fast_seen = 0;
+	return r ? -1 : 0;
+}
+
+void fast_drop(struct conn *c)
+{
+	if (!c->fast)
+		return;
+	for (unsigned i = 0; i < nhot; i++)
+		if (hot[i] == c)
+			unwatch_one(i);
+	/* A client still waiting for a reply learns it will not come. */
+	atomic_store(&c->fast->closed, 1);
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_exchange(&c->fast->waiting, 0))
+		syscall(SYS_futex, &c->fast->rep_seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	munmap(c->fast, UALG_FAST_SIZE);
+	ualg_budget_uncharge(&c->cl->acct->mem, UALG_FAST_SIZE);
+	c->fast = NULL;
+}
+
+int fast_kick(struct conn *c, size_t len)
+{
+	if (ualg_decode_empty(len) || !c->fast)
+		return -1;
+	c->fast_kicked = true;
+	return 0;
+}
+
+/* Nothing else of c is under way (defensive: a hash neither waits nor
+ * goes to the offload worker). */
+static bool servable(const struct conn *c)
+{
+	return c->fast && !c->closed && !c->busy && !c->parked;
+}
+
+int fast_serve(struct dispatcher *d, struct conn *c)
+{
+	struct ualg_fast *f = c->fast;
+
+	c->fast_kicked = false;
+	if (!servable(c))
+		return 0;
+	const uint32_t seq = atomic_load_explicit(&f->req_seq, memory_order_acquire);
+	if (seq == c->fast_seen)
+		return 0;
+	c->fast_seen = seq;
+	/* One copy, read once: the client may be rewriting the page. */
+	memcpy(d->fastbuf, f->req, sizeof(d->fastbuf));
+	struct ualg_hdr h;
+	memcpy(&h, d->fastbuf, sizeof(h));
+	if (h.len > sizeof(d->fastbuf) || !ualg_frame_hdr_ok(&h, h.len) ||
+	    (h.type != UALG_MSG_SEND && h.type != UALG_MSG_RECV)) {
+		log_verbose(1, "connection %d: bad request on its shared page, closing", c->fd);
+		return -1;
+	}
+	struct request req = { 0 };
+	c->fast_serving = true;
+	c->fast_answered = false;
+	int r = dispatch(d, c, d->fastbuf, h.len, &req);
+	c->fast_serving = false;
+	ualg_wipe(d->fastbuf, h.len);
+	/* Neither waits (a hash) nor goes unanswered (no UALG_SEND_QUIET). */
+	if (r || !c->fast_answered) {
+		log_verbose(1, "connection %d: request on its shared page not answered there, closing", c->fd);
+		return -1;
+	}
+	watch(c);
+	return 0;
+}
+
+int fast_reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result, const void *data,
+	       size_t len, int fd)
+{
+	struct ualg_fast *f = c->fast;
+	struct ualg_hdr h = { .len = (uint32_t)(sizeof(h) + len), .type = type,
+			      .flags = UALG_HDR_REPLY | flags, .result = result };
+
+	if (fd >= 0 || c->fast_answered || len > sizeof(f->rep) - sizeof(h))
+		return -EPROTO;
+	memcpy(f->rep, &h, sizeof(h));
+	if (len)
+		memcpy(f->rep + sizeof(h), data, len);
+	c->fast_answered = true;
+	atomic_store_explicit(&f->rep_seq, c->fast_seen, memory_order_release);
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_exchange(&f->waiting, 0))
+		syscall(SYS_futex, &f->rep_seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	return 0;
+}
+
+unsigned fast_poll(struct dispatcher *d)
+{
+	unsigned served = 0;
+
+	for (unsigned i = 0; i < nhot; i++) {
+		struct conn *c = hot[i];
+		if (atomic_load_explicit(&c->fast->req_seq, memory_order_relaxed) == c->fast_seen)
+			continue;
+		if (fast_serve(d, c))
+			conn_close(c);	/* takes it off the list: look at slot i again */
+		i -= !c->fast;
+		served++;
+	}
+	return served;
+}
+
+bool fast_unwatch(void)
+{
+	for (unsigned i = 0; i < nhot; i++)
+		atomic_store(&hot[i]->fast->polling, 0);
+	atomic_thread_fence(memory_order_seq_cst);
+	bool pending = false;
+	for (unsigned i = 0; i < nhot; i++)
+		pending |= servable(hot[i]) && atomic_load(&hot[i]->fast->req_seq) != hot[i]->fast_seen;
+	if (pending) {
+		for (unsigned i = 0; i < nhot; i++)
+			atomic_store(&hot[i]->fast->polling, 1);
+		return true;
+	}
+	while (nhot)
+		unwatch_one(nhot - 1);
+	return false;
+}

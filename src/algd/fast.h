@@ -1,0 +1,37 @@
+/* A hash op socket's shared request page (proto.h, struct ualg_fast):
+ * SEND and RECV without a system call while algd busy-polls.
+ *
+ * algd serves a page's request when the client kicks it (FAST_KICK on the
+ * socket) or, while the event loop spins after a data request, when it
+ * sees req_seq move on one of the pages it watches.  It watches only the
+ * pages it served during the current spin (at most FAST_HOT_MAX), so a
+ * spin costs the same with one connection as with thousands. */
+#ifndef UALG_ALGD_FAST_H
+#define UALG_ALGD_FAST_H
+
+#include "conn.h"
+#include "dispatch.h"
+
+#include <stdbool.h>
+
+/* FAST_SETUP: creates the page (hash op sockets only, once per
+ * connection) and passes it to the client. */
+int fast_setup(struct conn *c, size_t len);
+/* FAST_KICK: marks c to be served after this frame (fast_kicked()). */
+int fast_kick(struct conn *c, size_t len);
+/* Serves the request c's page holds, if any; -1: malformed, close c. */
+int fast_serve(struct dispatcher *d, struct conn *c);
+/* The reply of the request being served (conn_reply() while
+ * c->fast_serving): into the page.  Nonzero when it cannot go there. */
+int fast_reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result, const void *data,
+	       size_t len, int fd);
+/* Releases c's page (conn_close()). */
+void fast_drop(struct conn *c);
+
+/* The spinning event loop: serves the watched pages' requests (returns
+ * how many), and, when the spin ends, stops watching them; true when a
+ * request came meanwhile (then the loop spins on). */
+unsigned fast_poll(struct dispatcher *d);
+bool fast_unwatch(void);
+
+#endif
