@@ -289,14 +289,6 @@ static void behind_done(struct afd *a)
 	}
 }
 
-/* Takes x's reply, or the end of the connection, leaving the others'
- * replies to their threads: a thread sleeps in a peek, with a->lock
- * released, and takes only a reply of its own type (one request per class
- * is in flight, and no thread takes another's).  Alone on the socket it
- * takes the reply without a peek, once algd's counter says it is there:
- * the common path is the request's send and the reply's receive.  Replies
- * written behind are taken on the way.  Called and returns with a->lock
- * held. */
 /* Spins until the counter moves from before (a reply, ours or another
  * thread's, is in the socket) or the window passed; then recv_reply()
  * takes it or sleeps as before. */
@@ -306,6 +298,14 @@ static void spin_reply(const struct afd *a, uint32_t before, size_t data_len)
 		client_spin(a->notify, before, data_len);
 }
 
+/* Takes x's reply, or the end of the connection, leaving the others'
+ * replies to their threads: a thread sleeps in a peek, with a->lock
+ * released, and takes only a reply of its own type (one request per class
+ * is in flight, and no thread takes another's).  Alone on the socket it
+ * takes the reply without a peek, once algd's counter says it is there:
+ * the common path is the request's send and the reply's receive.  Replies
+ * written behind are taken on the way.  Called and returns with a->lock
+ * held. */
 static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct ualg_hdr *h,
 			  bool interruptible, int cancel_state)
 {
