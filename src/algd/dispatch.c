@@ -411,7 +411,7 @@ void dispatch_readable(struct dispatcher *d, struct conn *c)
 	case SETTLE_RETRY: wait_retry(d, c); break;
 	case SETTLE_DONE: break;
 	}
-	if (c->fast_kicked && fast_serve(d, c))
+	if (c->fast_kicked && fast_serve(d, c) < 0)
 		conn_close(c);
 out:
 	ualg_wipe(d->rxbuf, used);

@@ -28,6 +28,15 @@ static void watch(struct conn *c)
 	atomic_store(&c->fast->polling, 1);
 }
 
+/* After storing what the client waits for (rep_seq, closed): wakes it if
+ * it sleeps on rep_seq. */
+static void wake(struct ualg_fast *f)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_exchange(&f->waiting, 0))
+		syscall(SYS_futex, &f->rep_seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
 static void unwatch_one(unsigned i)
 {
 	hot[i]->fast_hot = false;
@@ -65,9 +74,7 @@ void fast_drop(struct conn *c)
 			unwatch_one(i);
 	/* A client still waiting for a reply learns it will not come. */
 	atomic_store(&c->fast->closed, 1);
-	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_exchange(&c->fast->waiting, 0))
-		syscall(SYS_futex, &c->fast->rep_seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	wake(c->fast);
 	munmap(c->fast, UALG_FAST_SIZE);
 	ualg_budget_uncharge(&c->cl->acct->mem, UALG_FAST_SIZE);
 	c->fast = NULL;
@@ -120,7 +127,7 @@ int fast_serve(struct dispatcher *d, struct conn *c)
 		return -1;
 	}
 	watch(c);
-	return 0;
+	return 1;
 }
 
 int fast_reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result, const void *data,
@@ -137,9 +144,7 @@ int fast_reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result, co
 		memcpy(f->rep + sizeof(h), data, len);
 	c->fast_answered = true;
 	atomic_store_explicit(&f->rep_seq, c->fast_seen, memory_order_release);
-	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_exchange(&f->waiting, 0))
-		syscall(SYS_futex, &f->rep_seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	wake(f);
 	return 0;
 }
 
@@ -151,10 +156,11 @@ unsigned fast_poll(struct dispatcher *d)
 		struct conn *c = hot[i];
 		if (atomic_load_explicit(&c->fast->req_seq, memory_order_relaxed) == c->fast_seen)
 			continue;
-		if (fast_serve(d, c))
+		const int r = fast_serve(d, c);
+		if (r < 0)
 			conn_close(c);	/* takes it off the list: look at slot i again */
 		i -= !c->fast;
-		served++;
+		served += r != 0;
 	}
 	return served;
 }

@@ -19,7 +19,8 @@
 int fast_setup(struct conn *c, size_t len);
 /* FAST_KICK: marks c to be served after this frame (fast_kicked()). */
 int fast_kick(struct conn *c, size_t len);
-/* Serves the request c's page holds, if any; -1: malformed, close c. */
+/* Serves the request c's page holds, if any: 1 served, 0 none (or c is
+ * busy), -1 malformed: close c. */
 int fast_serve(struct dispatcher *d, struct conn *c);
 /* The reply of the request being served (conn_reply() while
  * c->fast_serving): into the page.  Nonzero when it cannot go there. */
@@ -29,7 +30,7 @@ int fast_reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result, co
 void fast_drop(struct conn *c);
 
 /* The spinning event loop: serves the watched pages' requests (returns
- * how many), and, when the spin ends, stops watching them; true when a
+ * how many were served or ended their connection), and, when the spin ends, stops watching them; true when a
  * request came meanwhile (then the loop spins on). */
 unsigned fast_poll(struct dispatcher *d);
 bool fast_unwatch(void);
