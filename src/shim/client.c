@@ -373,14 +373,12 @@ static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct
 	}
 }
 
-/* Sends x's frame, waiting for room even on a non-blocking socket: the
- * frame is small and algd drains it at once. */
-static int send_request(int fd, const struct xact *x)
+int client_send(int fd, uint16_t type, const struct iovec *parts, int nparts)
 {
 	for (;;) {
-		int r = ualg_frame_send(fd, x->type, 0, 0, x->parts, x->nparts, -1);
+		int r = ualg_frame_send(fd, type, 0, 0, parts, nparts, -1);
 		if (r != -EAGAIN)
-			return r;
+			return r == -EPIPE || r == -ECONNREFUSED ? -ECONNRESET : r;
 		struct pollfd p = { .fd = fd, .events = POLLOUT };
 		syscall(SYS_poll, &p, 1, -1);
 	}
@@ -401,7 +399,7 @@ static void settle(int fd, struct afd *a)
 	if (a->behind && !others_in_flight(a, -1)) {
 		struct xact x = { .type = UALG_MSG_POLL };
 		struct ualg_hdr h;
-		ssize_t n = send_request(fd, &x);
+		ssize_t n = client_send(fd, x.type, NULL, 0);
 		if (!n)
 			n = recv_reply(a, fd, XC_OTHER, &x, &h, false, PTHREAD_CANCEL_DISABLE);
 		a->expect[XC_OTHER] = 0;
@@ -544,11 +542,11 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	const bool quiet = may_write_behind(a, x);
 	if (quiet)
 		x->behind->flags |= UALG_SEND_QUIET;
-	r = send_request(fd, x);
+	r = client_send(fd, x->type, x->parts, x->nparts);
 	if (r) {
 		pthread_mutex_unlock(&a->lock);
 		pthread_setcancelstate(cancel_state, NULL);
-		return r == -EPIPE || r == -ECONNREFUSED ? -ECONNRESET : r;
+		return r;
 	}
 	if (quiet) {
 		a->behind++;

@@ -59,17 +59,6 @@ static int fill(uint8_t *req, const struct xact *x)
 	return 0;
 }
 
-static int kick(int fd)
-{
-	for (;;) {
-		int r = ualg_frame_send(fd, UALG_MSG_FAST_KICK, 0, 0, NULL, 0, -1);
-		if (r != -EAGAIN)
-			return r == -EPIPE || r == -ECONNREFUSED ? -ECONNRESET : r;
-		struct pollfd p = { .fd = fd, .events = POLLOUT };
-		syscall(SYS_poll, &p, 1, -1);
-	}
-}
-
 /* Why no reply will come: the fd closed by another thread (EBADF, as a
  * receive on it would say), or algd's end of the connection. */
 static int gone(int fd)
@@ -112,7 +101,7 @@ ssize_t fast_xact(struct afd *a, int fd, const struct xact *x, struct ualg_hdr *
 	atomic_store_explicit(&f->req_seq, seq, memory_order_release);
 	atomic_thread_fence(memory_order_seq_cst);
 	if (!atomic_load_explicit(&f->polling, memory_order_relaxed)) {
-		int r = kick(fd);
+		int r = client_send(fd, UALG_MSG_FAST_KICK, NULL, 0);
 		if (r)
 			return r;
 	}

@@ -166,6 +166,10 @@ struct xact {
 	struct ualg_send *behind;
 };
 int client_xact(struct afd *a, int fd, struct xact *x);
+/* Sends one request frame, waiting for room even on a non-blocking
+ * socket (the frame is small and algd drains it at once): 0, or -errno
+ * (-ECONNRESET when algd is gone). */
+int client_send(int fd, uint16_t type, const struct iovec *parts, int nparts);
 /* Asks algd for a shared page (NOTIFY_SETUP, FAST_SETUP) and maps it
  * (checked sealed and of size bytes): NULL when refused or unmappable. */
 void *client_page(struct afd *a, int fd, uint16_t type, size_t size);
