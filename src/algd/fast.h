@@ -17,7 +17,7 @@
 /* FAST_SETUP: creates the page (hash op sockets only, once per
  * connection) and passes it to the client. */
 int fast_setup(struct conn *c, size_t len);
-/* FAST_KICK: marks c to be served after this frame (fast_kicked()). */
+/* FAST_KICK: marks c (fast_kicked) to be served once the frame is done. */
 int fast_kick(struct conn *c, size_t len);
 /* Serves the request c's page holds, if any: 1 served, 0 none (or c is
  * busy), -1 malformed: close c. */
@@ -29,8 +29,9 @@ int fast_reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result, co
 /* Releases c's page (conn_close()). */
 void fast_drop(struct conn *c);
 
-/* The spinning event loop: serves the watched pages' requests (returns
- * how many were served or ended their connection), and, when the spin ends, stops watching them; true when a
+/* The spinning event loop: fast_poll() serves the watched pages' requests
+ * (returns how many were served or ended their connection); when the spin
+ * ends, fast_unwatch() stops watching them, or returns true when a
  * request came meanwhile (then the loop spins on). */
 unsigned fast_poll(struct dispatcher *d);
 bool fast_unwatch(void);

@@ -297,8 +297,9 @@ struct ualg_adopt {
  * futex waiters on rep_seq (a client past its spin window sets waiting,
  * fences, checks rep_seq, then sleeps on it).  When the connection ends,
  * algd sets closed and wakes them: a request it did not serve gets no
- * reply.  A request that would wait
- * or whose reply would not fit is malformed.  A client uses the page only
+ * reply.  A request other than SEND or RECV, or one that would wait, go
+ * unanswered (UALG_SEND_QUIET) or have a reply that does not fit, is
+ * malformed: algd ends the connection.  A client uses the page only
  * while no request of the socket is in flight on the socket, so that the
  * connection's requests stay in order.  One setup per connection: the
  * page is shared after fork, and the shim uses it only in the process

@@ -178,8 +178,10 @@ void *client_page(struct afd *a, int fd, uint16_t type, size_t size);
 void client_spin(const _Atomic uint32_t *word, uint32_t before, size_t data_len);
 
 /* fast.c: requests on a hash op socket's shared page (struct ualg_fast).
- * fast_setup() maps it once per socket (before a->lock is taken);
- * fast_usable() says whether x may go there, fast_xact() sends it and
+ * For a SEND or RECV of a hash op socket of this process (client.c
+ * decides), fast_setup() maps it once per socket (before a->lock is
+ * taken); fast_usable() says whether the page is there and x's frame fits
+ * it, fast_xact() sends x and
  * takes its reply as ualg_frame_recv() would (with a->lock held and no
  * other request in flight), or returns FAST_DECLINED when the caller's
  * data cannot be read (then nothing was sent: the socket reports it). */
