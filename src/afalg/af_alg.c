@@ -241,6 +241,17 @@ unsigned afalg_poll(const struct alg_sock *sk)
 	return sk->connected && sk->type->poll ? sk->type->poll(sk) : 0;
 }
 
+bool afalg_knows_ready(const struct alg_sock *sk)
+{
+	return sk->connected && sk->type->ready;
+}
+
+/* The checks before the type's send() and recv() answer without waiting. */
+bool afalg_ready(const struct alg_sock *sk, bool send, size_t len)
+{
+	return !sk->connected || (sk->type->ready && sk->type->ready(sk, send, len));
+}
+
 bool afalg_movable(const struct alg_sock *op)
 {
 	if (!op->connected || !op->type->export || op->parent->mode)

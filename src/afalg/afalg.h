@@ -81,6 +81,12 @@ struct alg_type {
 	int (*recv)(struct alg_sock *op, uint8_t *out, size_t len, bool dontwait, bool *trunc,
 		    struct afalg_progress *p);
 	unsigned (*poll)(const struct alg_sock *op);	/* NULL: never ready */
+	/* Whether send() of len bytes (send) or recv() into len bytes, made
+	 * now, would end without AFALG_WAIT: never true of a call that would
+	 * wait, and false is always safe.  A host that cannot park a call
+	 * (algd's shared request page) serves it only when this says so.
+	 * NULL: not known. */
+	bool (*ready)(const struct alg_sock *op, bool send, size_t len);
 	/* recv() must see the caller's whole buffer (an AEAD operation's
 	 * extent depends on it), not frame-sized parts. */
 	bool whole_buffer;
@@ -190,6 +196,10 @@ int afalg_recv(struct alg_sock *sk, uint8_t *out, size_t len, bool dontwait, boo
 	       struct afalg_progress *p);
 /* The poll mask sock_poll() would report. */
 unsigned afalg_poll(const struct alg_sock *sk);
+/* Whether sk's type says when a call would wait (alg_type.ready), and
+ * what it says of one call: a send of len bytes or a receive into len. */
+bool afalg_knows_ready(const struct alg_sock *sk);
+bool afalg_ready(const struct alg_sock *sk, bool send, size_t len);
 
 /* An op socket's state as one host hands it to another (the shim's
  * in-process engine to algd, at fork and execve): what its next call
@@ -262,6 +272,8 @@ int afalg_tx_accept(struct alg_sock *op, const struct alg_sock *from);
 int afalg_tx_export(const struct alg_sock *op, struct afalg_state *st);
 int afalg_tx_import(struct alg_sock *op, const struct afalg_state *st, bool part);
 unsigned afalg_tx_poll(const struct alg_sock *op);
+/* afalg_tx_send() of len bytes would not wait (alg_type.ready). */
+bool afalg_tx_send_ready(const struct afalg_tx *tx, size_t len);
 void afalg_tx_release(struct alg_sock *op);
 
 /* One whole (de)compression into a buffer of its own (*out, to free):

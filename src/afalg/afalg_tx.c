@@ -166,6 +166,13 @@ int afalg_tx_send(struct afalg_tx *tx, const struct afalg_send *s, struct afalg_
 	return (int)p->done;
 }
 
+/* The loop above waits only for room: none while the data fits and a
+ * page of the send buffer is free. */
+bool afalg_tx_send_ready(const struct afalg_tx *tx, size_t len)
+{
+	return !len || (writable(tx) && len <= sndbuf_left(tx));
+}
+
 /* af_alg_poll(): readable once a request is complete or data is queued,
  * writable while a page of send buffer is free. */
 int afalg_tx_accept(struct alg_sock *op, const struct alg_sock *from)

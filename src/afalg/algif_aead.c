@@ -106,6 +106,26 @@ static int aead_recv(struct alg_sock *op, uint8_t *out, size_t len, bool dontwai
 	return (int)p->done;
 }
 
+/* aead_recv() waits before an operation without a complete request, and
+ * after one whose output left part of the buffer empty (the queue is
+ * empty then), unless the operation failed: its first operation must
+ * fill the buffer, or be refused for want of data. */
+static bool aead_ready(const struct alg_sock *op, bool send, size_t len)
+{
+	const struct afalg_tx *tx = afalg_tx_of(op);
+	const size_t as = afalg_tfm(op)->authsize;
+
+	if (send)
+		return afalg_tx_send_ready(tx, len);
+	if (!len)
+		return true;
+	if (!tx->init || tx->more)
+		return false;
+	if (tx->used < tx->assoclen + (tx->enc ? 0 : as))
+		return true;	/* EINVAL */
+	return len <= (tx->enc ? tx->used + as : tx->used - as);
+}
+
 const struct alg_type afalg_type_aead = {
 	.name = "aead",
 	.alg_type = UALG_ALG_AEAD,
@@ -114,6 +134,7 @@ const struct alg_type afalg_type_aead = {
 	.accept_on_op = false,
 	.send = aead_send,
 	.recv = aead_recv,
+	.ready = aead_ready,
 	.poll = afalg_tx_poll,
 	.send_copies = true,
 	.whole_buffer = true,

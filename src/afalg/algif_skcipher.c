@@ -58,6 +58,24 @@ static int skcipher_recv(struct alg_sock *op, uint8_t *out, size_t len, bool don
 	return (int)p->done;
 }
 
+/* skcipher_recv()'s first round runs unless it would wait; a second
+ * round, which would wait for more data, comes only when the buffer is
+ * larger than the queue and the first round consumed some of it. */
+static bool skcipher_ready(const struct alg_sock *op, bool send, size_t len)
+{
+	const struct afalg_tx *tx = afalg_tx_of(op);
+	const struct ualg_tfm *tfm = afalg_tfm(op);
+	const size_t bs = tfm->alg->u.skcipher.chunksize ? tfm->alg->u.skcipher.chunksize : 1;
+
+	if (send)
+		return afalg_tx_send_ready(tx, len);
+	if (!len)
+		return true;
+	if (!tx->init || (tx->more && tx->used < bs))
+		return false;
+	return len <= tx->used || !tx->used;
+}
+
 const struct alg_type afalg_type_skcipher = {
 	.name = "skcipher",
 	.alg_type = UALG_ALG_SKCIPHER,
@@ -66,6 +84,7 @@ const struct alg_type afalg_type_skcipher = {
 	.accept_on_op = false,
 	.send = skcipher_send,
 	.recv = skcipher_recv,
+	.ready = skcipher_ready,
 	.poll = afalg_tx_poll,
 	.send_copies = true,
 	.release = afalg_tx_release,

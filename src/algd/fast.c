@@ -1,8 +1,9 @@
-/* The shared request page of a hash op socket (see fast.h). */
+/* The shared request page of an op socket (see fast.h). */
 #include "fast.h"
 #include "log.h"
 #include "msg.h"
 #include "payload.h"
+#include "wait.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -50,8 +51,9 @@ int fast_setup(struct conn *c, size_t len)
 
 	if (ualg_decode_empty(len))
 		return -1;
-	/* A hash never waits, so no request of the page is ever parked. */
-	if (!c->sk->connected || afalg_mode_of(c->sk) || c->sk->type->alg_type != UALG_ALG_SHASH)
+	/* No request of the page is ever parked: the type must say which
+	 * would wait (fast_decline()). */
+	if (!afalg_knows_ready(c->sk) || afalg_mode_of(c->sk))
 		return conn_reply(c, UALG_MSG_FAST_SETUP, 0, -EOPNOTSUPP, NULL, 0, -1) ? -1 : 0;
 	if (c->fast)
 		return conn_reply(c, UALG_MSG_FAST_SETUP, 0, -EBUSY, NULL, 0, -1) ? -1 : 0;
@@ -88,11 +90,12 @@ int fast_kick(struct conn *c, size_t len)
 	return 0;
 }
 
-/* Nothing else of c is under way (defensive: a hash neither waits nor
- * goes to the offload worker). */
+/* No worker holds c (defensive: no type with a page goes to the offload
+ * worker).  A request parked on c does not stop the page, as it does not
+ * stop the socket's frames: the page's request may be what it waits for. */
 static bool servable(const struct conn *c)
 {
-	return c->fast && !c->closed && !c->busy && !c->parked;
+	return c->fast && !c->closed && !c->busy;
 }
 
 int fast_serve(struct dispatcher *d, struct conn *c)
@@ -121,13 +124,22 @@ int fast_serve(struct dispatcher *d, struct conn *c)
 	int r = dispatch(d, c, d->fastbuf, h.len, &req);
 	c->fast_serving = false;
 	ualg_wipe(d->fastbuf, h.len);
-	/* Neither waits (a hash) nor goes unanswered (no UALG_SEND_QUIET). */
+	/* Neither waits (declined before) nor goes unanswered (no
+	 * UALG_SEND_QUIET). */
 	if (r || !c->fast_answered) {
 		log_verbose(1, "connection %d: request on its shared page not answered there, closing", c->fd);
 		return -1;
 	}
-	watch(c);
+	if (c->parked)
+		wait_retry(d, c);	/* as after a frame (dispatch_settle()) */
+	if (c->fast)
+		watch(c);	/* not when the retry ended c */
 	return 1;
+}
+
+int fast_decline(struct conn *c, uint16_t type)
+{
+	return conn_reply(c, type, UALG_HDR_SOCKET, 0, NULL, 0, -1) ? -1 : 0;
 }
 
 int fast_reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result, const void *data,

@@ -1,5 +1,7 @@
-/* A hash op socket's shared request page (proto.h, struct ualg_fast):
- * SEND and RECV without a system call while algd busy-polls.
+/* An op socket's shared request page (proto.h, struct ualg_fast): SEND
+ * and RECV without a system call while algd busy-polls, for the socket
+ * types that say which calls would wait (alg_type.ready): those are sent
+ * back unserved, since the page cannot park a request.
  *
  * algd serves a page's request when the client kicks it (FAST_KICK on the
  * socket) or, while the event loop spins after a data request, when it
@@ -14,7 +16,7 @@
 
 #include <stdbool.h>
 
-/* FAST_SETUP: creates the page (hash op sockets only, once per
+/* FAST_SETUP: creates the page (op sockets of those types only, once per
  * connection) and passes it to the client. */
 int fast_setup(struct conn *c, size_t len);
 /* FAST_KICK: marks c (fast_kicked) to be served once the frame is done. */
@@ -22,6 +24,9 @@ int fast_kick(struct conn *c, size_t len);
 /* Serves the request c's page holds, if any: 1 served, 0 none (or c is
  * busy), -1 malformed: close c. */
 int fast_serve(struct dispatcher *d, struct conn *c);
+/* The page cannot park a request: one that would wait is declined, and
+ * the client sends it again on the socket (UALG_HDR_SOCKET). */
+int fast_decline(struct conn *c, uint16_t type);
 /* The reply of the request being served (conn_reply() while
  * c->fast_serving): into the page.  Nonzero when it cannot go there. */
 int fast_reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result, const void *data,

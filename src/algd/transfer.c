@@ -1,6 +1,7 @@
 /* SEND and RECV requests, inline or through the payload area (see
  * transfer.h). */
 #include "transfer.h"
+#include "fast.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -45,6 +46,8 @@ int transfer_send(struct dispatcher *d, struct conn *c, const uint8_t *body, siz
 	 * on it (a hash without its state; found by tests/fuzz). */
 	if (!s.first && !c->sending)
 		return -1;
+	if (c->fast_serving && !afalg_ready(c->sk, true, dlen))
+		return fast_decline(c, UALG_MSG_SEND);
 	int r = afalg_send(c->sk, &s, &req->progress);
 	if (data == d->copy.buf)
 		ualg_wipe(d->copy.buf, dlen);
@@ -136,6 +139,8 @@ int transfer_recv(struct dispatcher *d, struct conn *c, const uint8_t *body, siz
 	const bool whole = afalg_recv_whole(c->sk);
 	if (whole)
 		req->recv_len = m.total < AFALG_RECV_MAX ? m.total : AFALG_RECV_MAX;
+	if (c->fast_serving && !afalg_ready(c->sk, false, req->recv_len))
+		return fast_decline(c, dest.type);
 	/* Whole-buffer types (AEAD) compute in algd's memory, so that
 	 * nothing but the released result reaches the area; the others
 	 * write their output range directly (never reading it back as

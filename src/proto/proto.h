@@ -76,7 +76,7 @@ enum ualg_msg_type {
 	UALG_MSG_ENGINE = 69,	/* op socket: may the shim serve it in-process? (below) */
 	UALG_MSG_ADOPT = 70,	/* op socket: take over its in-process state (below) */
 	UALG_MSG_NOTIFY_SETUP = 71,	/* connection: a page whose counter algd bumps per reply */
-	UALG_MSG_FAST_SETUP = 72,	/* hash op socket: requests and replies on a shared page */
+	UALG_MSG_FAST_SETUP = 72,	/* op socket: requests and replies on a shared page */
 	UALG_MSG_FAST_KICK = 73,	/* a request is on the page (no reply) */
 	UALG_MSG_RING_SETUP = 80,	/* native API: create this connection's ring */
 	UALG_MSG_RING_OPEN,	/* open a transform by name: result is its id */
@@ -95,7 +95,8 @@ enum ualg_msg_type {
 #define UALG_HDR_REPLY 0x0001u	/* set on every reply */
 #define UALG_HDR_TRUNC 0x0002u	/* RECV reply: the result was truncated (MSG_TRUNC) */
 #define UALG_HDR_QUIET 0x0004u	/* SEND reply: the failure of a UALG_SEND_QUIET send */
-#define UALG_HDR_FLAGS_ALL (UALG_HDR_REPLY | UALG_HDR_TRUNC | UALG_HDR_QUIET)
+#define UALG_HDR_SOCKET 0x0008u	/* reply on the shared page: not served, send it on the socket */
+#define UALG_HDR_FLAGS_ALL (UALG_HDR_REPLY | UALG_HDR_TRUNC | UALG_HDR_QUIET | UALG_HDR_SOCKET)
 
 struct ualg_hdr {
 	uint32_t len;		/* whole frame, header included */
@@ -282,28 +283,31 @@ struct ualg_adopt {
  * never reads the page; another setup replaces it. */
 #define UALG_NOTIFY_SIZE 4096u
 
-/* FAST_SETUP (empty body), on a hash op socket: the reply passes a memfd
- * of UALG_FAST_SIZE bytes holding one struct ualg_fast, through which the
- * client may make one SEND or RECV at a time without a system call.  It
- * writes the request's frame (header and body, as on the socket) into req,
- * then increments req_seq (release).  algd, while it busy-polls, watches
- * req_seq and says so in polling; otherwise the client sends FAST_KICK
- * (empty body, never answered) on the socket.  The client's order is
- * store req_seq, full fence, load polling; algd's is store polling = 0,
- * full fence, load req_seq: one of the two sees the other's store.  algd
- * copies the frame out before it reads any of it, serves it as if it had
- * come on the socket, writes the reply frame into rep and stores req_seq's
- * value into rep_seq (release); if waiting was set it clears it and wakes
- * futex waiters on rep_seq (a client past its spin window sets waiting,
- * fences, checks rep_seq, then sleeps on it).  When the connection ends,
- * algd sets closed and wakes them: a request it did not serve gets no
- * reply.  A request other than SEND or RECV, or one that would wait, go
- * unanswered (UALG_SEND_QUIET) or have a reply that does not fit, is
- * malformed: algd ends the connection.  A client uses the page only
- * while no request of the socket is in flight on the socket, so that the
- * connection's requests stay in order.  One setup per connection: the
- * page is shared after fork, and the shim uses it only in the process
- * that set it up. */
+/* FAST_SETUP (empty body), on an op socket whose type says which calls
+ * would wait (hash, skcipher, aead; others get EOPNOTSUPP, a second setup
+ * EBUSY): the reply passes a memfd of UALG_FAST_SIZE bytes holding one
+ * struct ualg_fast, through which the client may make one SEND or RECV at
+ * a time without a system call.  It writes the request's frame (header and
+ * body, as on the socket) into req, then increments req_seq (release).
+ * algd, while it busy-polls, watches req_seq and says so in polling;
+ * otherwise the client sends FAST_KICK (empty body, never answered) on the
+ * socket.  The client's order is store req_seq, full fence, load polling;
+ * algd's is store polling = 0, full fence, load req_seq: one of the two
+ * sees the other's store.  algd copies the frame out before it reads any of
+ * it, serves it as if it had come on the socket, writes the reply frame
+ * into rep and stores req_seq's value into rep_seq (release); if waiting
+ * was set it clears it and wakes futex waiters on rep_seq (a client past
+ * its spin window sets waiting, fences, checks rep_seq, then sleeps on
+ * it).  When the connection ends, algd sets closed and wakes them: a
+ * request it did not serve gets no reply.  A SEND or RECV that would wait
+ * is not served: its reply carries UALG_HDR_SOCKET (result 0, no body),
+ * and the client sends it again on the socket, where it may wait.  A
+ * request other than SEND or RECV, or one that would go unanswered
+ * (UALG_SEND_QUIET) or have a reply that does not fit, is malformed: algd
+ * ends the connection.  A client uses the page only while no request of
+ * the socket is in flight on the socket, so that the connection's requests
+ * stay in order.  One setup per connection: the page is shared after fork,
+ * and the shim uses it only in the process that set it up. */
 #define UALG_FAST_SIZE 8192u
 #define UALG_FAST_FRAME_MAX 4032u
 struct ualg_fast {

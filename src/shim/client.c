@@ -473,7 +473,7 @@ static int reply_ok(const struct xact *x, const struct ualg_hdr *h, ssize_t n, s
 	/* The body's size for each request is the protocol's (an AEAD answer
 	 * longer than a frame fills it; the rest follows on request,
 	 * UALG_RECV_REST). */
-	return h->type == x->type && (h->flags & UALG_HDR_REPLY) &&
+	return h->type == x->type && (h->flags & UALG_HDR_REPLY) && !(h->flags & UALG_HDR_SOCKET) &&
 	       ualg_decode_afalg_reply(x->type, h->result, data, cap) == 0;
 }
 
@@ -489,11 +489,12 @@ static ssize_t recv_cancellable(struct abandon *ab, struct ualg_hdr *h, int canc
 
 static int finish(struct xact *x, const struct ualg_hdr *hp, ssize_t n, size_t cap);
 
-/* A data call on a hash op socket: its shared page first (fast.c). */
+/* A data call on an op socket: its shared page first (fast.c), where
+ * algd offers one (it knows which types say when a call would wait). */
 static bool fast_wanted(const struct afd *a, const struct xact *x)
 {
 	return (x->type == UALG_MSG_SEND || x->type == UALG_MSG_RECV) && a->op && !a->rfc &&
-	       a->type == ALG_TYPE_HASH && poll_us() && a->gen == client_gen();
+	       poll_us() && a->gen == client_gen();
 }
 
 int client_xact(struct afd *a, int fd, struct xact *x)

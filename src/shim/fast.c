@@ -1,8 +1,9 @@
-/* A hash op socket's requests on its shared page (proto.h, struct
- * ualg_fast): a SEND or RECV while no other request of the socket is in
- * flight is written into the page, and its reply read from it.  With algd
+/* An op socket's requests on its shared page (proto.h, struct ualg_fast):
+ * a SEND or RECV while no other request of the socket is in flight is
+ * written into the page, and its reply read from it.  With algd
  * busy-polling, neither side makes a system call; otherwise one FAST_KICK
- * wakes it, and the reply is waited for on a futex. */
+ * wakes it, and the reply is waited for on a futex.  A request that would
+ * wait in algd comes back unserved and goes on the socket. */
 #include "shim.h"
 
 #include <errno.h>
@@ -35,10 +36,12 @@ bool fast_usable(const struct afd *a, const struct xact *x)
 {
 	if (!a->fast)
 		return false;
-	size_t len = sizeof(struct ualg_hdr);
+	size_t len = sizeof(struct ualg_hdr), cap = sizeof(struct ualg_hdr);
 	for (int i = 0; i < x->nparts; i++)
 		len += x->parts[i].iov_len;
-	return len <= UALG_FAST_FRAME_MAX;
+	for (int i = 0; i < x->nrbody; i++)
+		cap += x->rbody[i].iov_len;
+	return len <= UALG_FAST_FRAME_MAX && cap <= UALG_FAST_FRAME_MAX;
 }
 
 /* The request's frame into the page: -EFAULT when the caller's data
@@ -113,6 +116,8 @@ ssize_t fast_xact(struct afd *a, int fd, const struct xact *x, struct ualg_hdr *
 	memcpy(h, f->rep, sizeof(*h));
 	if (h->len > sizeof(f->rep) || !ualg_frame_hdr_ok(h, h->len))
 		return -EPROTO;
+	if (h->flags & UALG_HDR_SOCKET)	/* it would wait: not served */
+		return h->type == x->type && h->len == sizeof(*h) && !h->result ? FAST_DECLINED : -EPROTO;
 	size_t left = h->len - sizeof(*h), off = sizeof(*h);
 	for (int i = 0; i < x->nrbody && left; i++) {
 		size_t n = x->rbody[i].iov_len < left ? x->rbody[i].iov_len : left;

@@ -79,7 +79,7 @@ struct afd {
 	 * first.  notify_state: NOTIFY_NONE, _BUSY, _READY, _NEVER. */
 	_Atomic uint32_t *notify;
 	atomic_int notify_state;
-	/* A hash op socket's shared request page (fast.c), mapped on its
+	/* An op socket's shared request page (fast.c), mapped on its
 	 * first data call: fast_state as notify_state; fast_seq, the last
 	 * request posted on it. */
 	struct ualg_fast *fast;
@@ -177,14 +177,15 @@ void *client_page(struct afd *a, int fd, uint16_t type, size_t size);
  * bytes passed ($UALG_POLL_US): no system call. */
 void client_spin(const _Atomic uint32_t *word, uint32_t before, size_t data_len);
 
-/* fast.c: requests on a hash op socket's shared page (struct ualg_fast).
- * For a SEND or RECV of a hash op socket of this process (client.c
- * decides), fast_setup() maps it once per socket (before a->lock is
- * taken); fast_usable() says whether the page is there and x's frame fits
- * it, fast_xact() sends x and
- * takes its reply as ualg_frame_recv() would (with a->lock held and no
- * other request in flight), or returns FAST_DECLINED when the caller's
- * data cannot be read (then nothing was sent: the socket reports it). */
+/* fast.c: requests on an op socket's shared page (struct ualg_fast).
+ * For a SEND or RECV of an op socket of this process (client.c decides),
+ * fast_setup() maps it once per socket (before a->lock is taken), where
+ * algd offers one; fast_usable() says whether the page is there and x's
+ * frame and its reply fit it; fast_xact() sends x and takes its reply as
+ * ualg_frame_recv() would (with a->lock held and no other request in
+ * flight), or returns FAST_DECLINED when x is for the socket: the
+ * caller's data cannot be read (nothing was sent: the socket reports it),
+ * or algd did not serve x because it would wait. */
 #define FAST_DECLINED (-(ssize_t)INT_MAX)
 void fast_setup(struct afd *a, int fd);
 bool fast_usable(const struct afd *a, const struct xact *x);

@@ -124,23 +124,25 @@ static void test_exec(const char *self)
 
 /* ---- threads --------------------------------------------------------- */
 
+/* A thread's read() of len bytes (at most 32). */
 struct reader {
 	int fd;
-	uint8_t out[16];
+	size_t len;
+	uint8_t out[32];
 	ssize_t n;
 };
 
 static void *read_thread(void *p)
 {
 	struct reader *r = p;
-	r->n = read(r->fd, r->out, 16);
+	r->n = read(r->fd, r->out, r->len);
 	return NULL;
 }
 
 static void test_threads(void)
 {
 	int c = op_socket("skcipher", "cbc(aes)", k1, 16);
-	struct reader r = { .fd = c };
+	struct reader r = { .fd = c, .len = 16 };
 	pthread_t t;
 	pthread_create(&t, NULL, read_thread, &r);
 	usleep(100000);	/* the reader is blocked by now (no data queued) */
@@ -265,8 +267,8 @@ static void test_own_segv(void)
 	close(fd);
 }
 
-/* ---- algd's shared page: small hash calls go there, others by the
- * socket, in one stream ---------------------------------------------- */
+/* ---- algd's shared page: small calls go there, others by the socket,
+ * in one stream ------------------------------------------------------- */
 
 static bool mapped(const char *name)
 {
@@ -278,6 +280,12 @@ static bool mapped(const char *name)
 	if (f)
 		fclose(f);
 	return found;
+}
+
+static bool algd_polls(void)
+{
+	const char *engine = getenv("UALG_ENGINE"), *poll_us = getenv("UALG_POLL_US");
+	return engine && !strcmp(engine, "algd") && !(poll_us && !strcmp(poll_us, "0"));
 }
 
 static void test_shared_page(void)
@@ -302,13 +310,59 @@ static void test_shared_page(void)
 	sha256(all, 3 + sizeof(big), half);
 	ok(twin >= 0 && read(twin, got, 32) == 32 && !memcmp(got, half, 32),
 	   "page: accept() between them cloned the state both had made");
-	const char *engine = getenv("UALG_ENGINE"), *poll_us = getenv("UALG_POLL_US");
-	if (engine && !strcmp(engine, "algd") && !(poll_us && !strcmp(poll_us, "0")))
+	if (algd_polls())
 		ok(mapped("ualg-fast"), "page: algd's hash op socket uses its shared page");
 	else
 		printf("# skipped: page: not algd's engine, or nobody polls (UALG_POLL_US=0)\n");
 	close(twin);
 	close(fd);
+}
+
+/* A cipher's calls on the page, and one that would wait there (a read
+ * larger than the queue) going to the socket instead, where a send of
+ * another thread ends its wait. */
+static void test_cipher_page(void)
+{
+	int c = op_socket("skcipher", "cbc(aes)", k1, 16);
+	uint8_t out[16], ct2[16];
+	bool same = c >= 0;
+	for (int i = 0; i < 3 && same; i++)
+		same = send_op(c, pt1, 16, 0) == 16 && read(c, out, 16) == 16 && !memcmp(out, ct1, 16);
+	ok(same, "page: cbc(aes) three times, each RFC 3602 case 1");
+	if (algd_polls())
+		ok(mapped("ualg-fast"), "page: algd's cipher op socket uses its shared page");
+	else
+		printf("# skipped: page: not algd's engine, or nobody polls (UALG_POLL_US=0)\n");
+	/* 16 bytes queued, 32 asked for: the read takes the block, then
+	 * waits for the next request's, which continues the chain. */
+	EVP_CIPHER_CTX *e = EVP_CIPHER_CTX_new();
+	int n = 0;
+	EVP_EncryptInit_ex(e, EVP_aes_128_cbc(), NULL, k1, ct1);
+	EVP_CIPHER_CTX_set_padding(e, 0);
+	EVP_EncryptUpdate(e, ct2, &n, (const uint8_t *)pt1, 16);
+	EVP_CIPHER_CTX_free(e);
+	struct reader r = { .fd = c, .len = 32 };
+	pthread_t t;
+	bool sent = send_op(c, pt1, 16, 0) == 16;
+	pthread_create(&t, NULL, read_thread, &r);
+	usleep(100000);
+	sent &= send(c, pt1, 16, 0) == 16;
+	pthread_join(t, NULL);
+	ok(sent && n == 16 && r.n == 32 && !memcmp(r.out, ct1, 16) && !memcmp(r.out + 16, ct2, 16),
+	   "page: a read that waits for a second request's data gets both blocks, chained (OpenSSL)");
+	close(c);
+}
+
+/* --loop-cbc N: N cbc(aes) operations of one block, one sendmsg() and
+ * one read() each; every block checked (RFC 3602 case 1). */
+static int loop_cbc(long n)
+{
+	uint8_t out[16];
+	int fd = op_socket("skcipher", "cbc(aes)", k1, 16);
+	for (long i = 0; fd >= 0 && i < n; i++)
+		if (send_op(fd, pt1, 16, 0) != 16 || read(fd, out, 16) != 16 || memcmp(out, ct1, 16))
+			return 1;
+	return fd < 0;
 }
 
 /* --loop N: N 64-byte sha256 operations, one write and one read each
@@ -331,6 +385,8 @@ int main(int argc, char **argv)
 		return exec_child(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "--loop"))
 		return loop(atol(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "--loop-cbc"))
+		return loop_cbc(atol(argv[2]));
 	setvbuf(stdout, NULL, _IONBF, 0);
 	test_fork();
 	test_exec(argv[0]);
@@ -338,6 +394,7 @@ int main(int argc, char **argv)
 	test_cancel();
 	test_efault();
 	test_shared_page();
+	test_cipher_page();
 	test_own_segv();
 	return tap_done();
 }

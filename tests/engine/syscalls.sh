@@ -1,8 +1,10 @@
 #!/bin/bash
-# System calls per emulated call on the engine of $UALG_ENGINE: the engine
-# test program's loop of 64-byte sha256 operations (one write and one read
-# each: two emulated calls) under strace -c, at two lengths; the
-# difference divided by the difference in calls is what one call costs.
+# System calls per emulated call on the engine of $UALG_ENGINE: one of the
+# engine test program's loops under strace -c (--loop: 64-byte sha256
+# operations, one write and one read each; --loop-cbc: one-block cbc(aes)
+# operations, one sendmsg and one read each; two emulated calls per
+# operation), at two lengths; the difference divided by the difference in
+# calls is what one call costs.
 #
 # Prints "T per call: S sent, R received, W waiting, O other (A system
 # calls for 200 operations, B for 2200)": S and R are the successful
@@ -12,14 +14,15 @@
 # program's engine the common path makes none; in algd's neither while
 # both sides poll the socket's shared page (a kick's send and a futex wait
 # when algd was not polling), and with UALG_POLL_US=0 one send per call
-# and one receive per operation.  The best of three runs is printed.
-#   usage: syscalls.sh UALG-RUN ENGINE-TEST
+# and, for the hash, one receive per operation (a hash write's success
+# has no reply).  The best of three runs is printed.
+#   usage: syscalls.sh UALG-RUN ENGINE-TEST [--loop | --loop-cbc]
 set -u
-run=$1 prog=$2
+run=$1 prog=$2 loop=${3:---loop}
 calls() {	# ops -> "total sent received waiting"
 	local f
 	f=$(mktemp)
-	strace -f -c -o "$f" "$run" "$prog" --loop "$1" > /dev/null 2>&1
+	strace -f -c -o "$f" "$run" "$prog" "$loop" "$1" > /dev/null 2>&1
 	awk '$NF == "total" { t = $4; next }
 	     $4 ~ /^[0-9]+$/ { e = NF == 6 ? $5 : 0
 		if ($NF == "sendmsg") s += $4 - e

@@ -33,6 +33,7 @@ F_GET_SEALS = 1034
 F_SEAL_SEAL, F_SEAL_SHRINK, F_SEAL_GROW = 1, 2, 4
 EBUSY, EOPNOTSUPP, EBADMSG = 16, 95, 74
 AREA = 1 << 20
+UALG_DATA_MAX = 60 * 1024
 results = []
 
 # NIST SP 800-38A F.5.1, CTR-AES128.Encrypt
@@ -285,16 +286,25 @@ check("input rewritten while the receive runs: the output is that of the input s
 a.close()
 o.close()
 
+def gcm_case(n):
+    """A gcm(aes) transform socket on a random key, and n random bytes
+    sealed under it by the cryptography package: (socket, nonce, aad,
+    plaintext, {tag_ok: associated data and ciphertext, with the right
+    tag or one bit of it flipped})."""
+    key, nonce, aad = os.urandom(16), os.urandom(12), os.urandom(20)
+    pt = os.urandom(n)
+    ct = AESGCM(key).encrypt(nonce, pt, aad)
+    return (tfm("aead", "gcm(aes)", key), nonce, aad, pt,
+            {True: aad + ct, False: aad + ct[:-1] + bytes([ct[-1] ^ 1])})
+
+
 # AEAD: a bad tag releases nothing into the area; a good one the plaintext.
-key, nonce, aad = os.urandom(16), os.urandom(12), os.urandom(20)
-pt = os.urandom(40000)
-ct = AESGCM(key).encrypt(nonce, pt, aad)
-g = tfm("aead", "gcm(aes)", key)
+g, nonce, aad, pt, msgs = gcm_case(40000)
 for tag_ok in (False, True):
     go = accept(g)
     ga = area_of(go)
     ga[:] = b"\x3c" * AREA
-    msg = aad + (ct if tag_ok else ct[:-1] + bytes([ct[-1] ^ 1]))
+    msg = msgs[tag_ok]
     ga[:len(msg)] = msg
     taken = send_shm(go, 0, len(msg), op_code=0, assoclen=len(aad), iv=nonce)
     r, _ = recv_shm(go, 512 * 1024, len(aad) + len(pt))
@@ -309,7 +319,7 @@ for tag_ok in (False, True):
     go.close()
 check("algd still serves another client after all that", sha1_abc_works())
 
-# ---- the shared request page of a hash op socket (FAST_SETUP) ---------
+# ---- the shared request page of an op socket (FAST_SETUP) --------------
 
 FAST_SETUP, FAST_KICK = 72, 73
 FAST_SIZE, FAST_MAX, REQ, REP = 8192, 4032, 128, 4160
@@ -361,11 +371,12 @@ def hangs_up(op, m):
 
 t = tfm("hash", "sha1")
 check("FAST_SETUP on a transform socket: EOPNOTSUPP, no fd", fast_setup(t) == (-EOPNOTSUPP, None))
-c = tfm("skcipher", "ctr(aes)", CTR_KEY)
-co = accept(c)
-check("FAST_SETUP on a cipher's op socket (which may wait): EOPNOTSUPP", fast_setup(co) == (-EOPNOTSUPP, None))
-co.close()
-c.close()
+r_ = tfm("rng", "stdrng")
+ro = accept(r_)
+check("FAST_SETUP on an rng op socket (a type that does not say when it would wait): EOPNOTSUPP",
+      fast_setup(ro) == (-EOPNOTSUPP, None))
+ro.close()
+r_.close()
 o = accept(t)
 r, fd = fast_setup(o)
 seals = fcntl.fcntl(fd, F_GET_SEALS) if fd is not None else 0
@@ -417,6 +428,96 @@ for name, make in fast_bad:
 o = accept(t)
 check("FAST_KICK without a page: close", closed_after(o, frame(FAST_KICK)))
 o.close()
+
+# A cipher's page: a request that would wait is not served there but sent
+# back for the socket, and changes nothing.
+DECLINED = 0x9  # UALG_HDR_REPLY | UALG_HDR_SOCKET
+
+
+def declined(rep, typ):
+    return rep is not None and HDR.unpack(rep[:HDR.size]) == (HDR.size, typ, DECLINED, 0, 0)
+
+
+def send_frame(data, flags=S_FIRST | S_LAST, op_code=0, iv=b"", assoclen=0):
+    if iv:
+        flags |= S_CTL | S_IV
+    return frame(SEND, struct.pack("=IIII", flags, op_code, assoclen, len(iv)) + iv + data)
+
+
+def recv_frame(n, total=None):
+    return frame(RECV, struct.pack("=IIII", 0, n, n if total is None else total, 0))
+
+
+def served(rep, typ, result):
+    return rep is not None and HDR.unpack(rep[:HDR.size])[1:4] == (typ, 1, result)
+
+
+c = tfm("skcipher", "ctr(aes)", CTR_KEY)
+co = accept(c)
+m = page_of(co)
+check("a cipher's RECV on the page with nothing queued (it would wait): sent back for the socket",
+      declined(post(co, m, recv_frame(64), 1), RECV))
+check("a cipher's SEND on the page: 64 bytes taken",
+      served(post(co, m, send_frame(CTR_PT, op_code=1, iv=CTR_IV), 2), SEND, 64))
+check("a RECV larger than the queue (it would wait for more): sent back for the socket",
+      declined(post(co, m, recv_frame(80), 3), RECV))
+rep = post(co, m, recv_frame(64), 4)
+check("... and the queue is whole: ctr(aes) as SP 800-38A F.5.1 on the page",
+      served(rep, RECV, 64) and rep[HDR.size:] == CTR_CT)
+# Fill the send buffer (net.core.wmem_default) on the socket, so that a
+# send of a page's worth would wait.
+filled = 0
+while filled < 210000:
+    n = min(UALG_DATA_MAX, 210000 - filled)
+    fl = (S_FIRST if not filled else 0) | S_MORE | (S_LAST if filled + n == 210000 else 0)
+    r, _ = call(co, SEND, struct.pack("=IIII", fl | (S_CTL | S_IV if not filled else 0), 1, 0,
+                                      16 if not filled else 0) + (CTR_IV if not filled else b"") +
+                bytes(n))
+    filled += r if r > 0 else 210000
+check("a SEND on the page into a full send buffer (it would wait): sent back for the socket",
+      filled == 210000 and declined(post(co, m, send_frame(bytes(4000), flags=S_FIRST | S_LAST | S_MORE), 5), SEND))
+r, data = call(co, RECV, struct.pack("=IIII", 0, 4096, 4096, 0))
+check("... and the connection goes on: the queue's first 4096 bytes read on the socket",
+      r == 4096 and len(data) == 4096)
+check("a RECV on the page whose reply would not fit it: algd ends the connection",
+      post(co, m, recv_frame(FAST_MAX), 6) is None and hangs_up(co, m))
+m.close()
+co.close()
+# A RECV parked on the socket (another process's, as after fork), then a
+# SEND on the page that completes its request: both are answered.
+co = accept(c)
+m = page_of(co)
+co.send(frame(RECV, struct.pack("=IIII", 0, 64, 64, 0)))
+time.sleep(0.2)
+check("a SEND on the page while a RECV waits on the socket: served",
+      served(post(co, m, send_frame(CTR_PT, op_code=1, iv=CTR_IV), 1), SEND, 64))
+r = co.recv(70000)
+check("... and the waiting RECV gets SP 800-38A F.5.1's ciphertext on the socket",
+      HDR.unpack(r[:HDR.size])[1:4] == (RECV, 1, 64) and r[HDR.size:] == CTR_CT)
+m.close()
+co.close()
+c.close()
+
+# An AEAD on its page: a bad tag answers EBADMSG with no data; a good one
+# the associated data and plaintext (checked against the cryptography
+# package's AES-GCM).
+g, nonce, aad, pt, msgs = gcm_case(100)
+for tag_ok in (False, True):
+    go = accept(g)
+    m = page_of(go)
+    msg = msgs[tag_ok]
+    taken = served(post(go, m, send_frame(msg, op_code=0, iv=nonce, assoclen=len(aad)), 1), SEND, len(msg))
+    rep = post(go, m, recv_frame(len(aad) + len(pt)), 2)
+    if tag_ok:
+        check("gcm(aes) decryption on the page: associated data and plaintext",
+              taken and served(rep, RECV, len(aad) + len(pt)) and rep[HDR.size:] == aad + pt)
+    else:
+        check("gcm(aes) with a bad tag on the page: EBADMSG and no data",
+              taken and served(rep, RECV, -EBADMSG) and len(rep) == HDR.size)
+    m.close()
+    go.close()
+g.close()
+check("algd still serves another client after the pages", sha1_abc_works())
 
 # A thread rewrites the request while algd copies it: every request gets
 # a well-formed reply or ends the connection; others are served.
