@@ -339,13 +339,10 @@ static int ecdsa_run(struct ualg_tfm *tfm, enum ualg_akcipher_op op, const uint8
 static int reg_akcipher(const char *name, const char *driver, const void *priv,
 			const struct ualg_akcipher_ops *ops)
 {
-	struct ualg_alg *a = ualg_openssl_alloc(name, driver, UALG_ALG_AKCIPHER,
-						UALG_OPENSSL_PRIO_PRIMITIVE);
+	struct ualg_alg *a = ualg_pkey_alg(name, driver, UALG_ALG_AKCIPHER, priv);
+
 	if (!a)
 		return -ENOMEM;
-	a->priv = priv;
-	a->ctxsize = sizeof(struct pkey_ctx);
-	a->exit_tfm = ualg_pkey_exit_tfm;
 	a->u.akcipher = *ops;
 	return ualg_openssl_reg(a);
 }

@@ -47,29 +47,33 @@ unsigned ualg_pkey_size(const struct ualg_tfm *tfm)
 	return ((const struct pkey_ctx *)tfm->ctx)->size;
 }
 
-/* ---- EC keys --------------------------------------------------------- */
-
-/* An EC key of the named group from its octets: the public point
- * (uncompressed, 0x04 || X || Y) and optionally the private scalar. */
-EVP_PKEY *ualg_ec_key_from(const char *group, const uint8_t *pub, size_t publen,
-			   const BIGNUM *priv)
+EVP_PKEY *ualg_pkey_fromdata(const char *type, OSSL_PARAM_BLD *b, bool pushed, bool priv)
 {
-	OSSL_PARAM_BLD *b = OSSL_PARAM_BLD_new();
 	OSSL_PARAM *params = NULL;
 	EVP_PKEY_CTX *pc = NULL;
 	EVP_PKEY *k = NULL;
 
-	if (!b || !OSSL_PARAM_BLD_push_utf8_string(b, OSSL_PKEY_PARAM_GROUP_NAME, group, 0) ||
-	    !OSSL_PARAM_BLD_push_octet_string(b, OSSL_PKEY_PARAM_PUB_KEY, pub, publen) ||
-	    (priv && !OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_PRIV_KEY, priv)) ||
-	    !(params = OSSL_PARAM_BLD_to_param(b)) ||
-	    !(pc = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL)) || EVP_PKEY_fromdata_init(pc) <= 0 ||
+	if (!b || !pushed || !(params = OSSL_PARAM_BLD_to_param(b)) ||
+	    !(pc = EVP_PKEY_CTX_new_from_name(NULL, type, NULL)) || EVP_PKEY_fromdata_init(pc) <= 0 ||
 	    EVP_PKEY_fromdata(pc, &k, priv ? EVP_PKEY_KEYPAIR : EVP_PKEY_PUBLIC_KEY, params) <= 0)
 		k = NULL;
 	EVP_PKEY_CTX_free(pc);
 	OSSL_PARAM_free(params);
 	OSSL_PARAM_BLD_free(b);
 	return k;
+}
+
+/* ---- EC keys --------------------------------------------------------- */
+
+EVP_PKEY *ualg_ec_key_from(const char *group, const uint8_t *pub, size_t publen,
+			   const BIGNUM *priv)
+{
+	OSSL_PARAM_BLD *b = OSSL_PARAM_BLD_new();
+	const bool pushed = b && OSSL_PARAM_BLD_push_utf8_string(b, OSSL_PKEY_PARAM_GROUP_NAME, group, 0) &&
+			    OSSL_PARAM_BLD_push_octet_string(b, OSSL_PKEY_PARAM_PUB_KEY, pub, publen) &&
+			    (!priv || OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_PRIV_KEY, priv));
+
+	return ualg_pkey_fromdata("EC", b, pushed, priv != NULL);
 }
 
 /* EVP_PKEY_fromdata() takes any octets of the right form; the point must
@@ -87,6 +91,19 @@ const struct ec_curve ualg_ec_p256 = { "prime256v1", 32, 2 };
 const struct ec_curve ualg_ec_p384 = { "secp384r1", 48, 3 };
 
 /* ---- registration ------------------------------------------------------ */
+
+struct ualg_alg *ualg_pkey_alg(const char *name, const char *driver, enum ualg_alg_type type,
+			       const void *priv)
+{
+	struct ualg_alg *a = ualg_openssl_alloc(name, driver, type, UALG_OPENSSL_PRIO_PRIMITIVE);
+
+	if (a) {
+		a->priv = priv;
+		a->ctxsize = sizeof(struct pkey_ctx);
+		a->exit_tfm = ualg_pkey_exit_tfm;
+	}
+	return a;
+}
 
 int ualg_asym_register(void)
 {

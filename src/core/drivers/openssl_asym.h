@@ -12,6 +12,7 @@
 
 #include <openssl/bn.h>
 #include <openssl/evp.h>
+#include <openssl/param_build.h>
 
 struct pkey_ctx {
 	EVP_PKEY *pkey;
@@ -38,6 +39,10 @@ void ualg_pkey_replace(struct pkey_ctx *c, EVP_PKEY *k, bool priv, unsigned size
 /* The context's size: akcipher's max_size, dh's. */
 unsigned ualg_pkey_size(const struct ualg_tfm *tfm);
 
+/* The key of type ("EC", "DH") made from the parameters pushed on b, which
+ * it frees: NULL when b is NULL, a push failed (pushed false) or OpenSSL
+ * refuses them.  priv: they include the private half. */
+EVP_PKEY *ualg_pkey_fromdata(const char *type, OSSL_PARAM_BLD *b, bool pushed, bool priv);
 /* An EC key of the named group from its octets: the public point
  * (uncompressed, 0x04 || X || Y) and optionally the private scalar. */
 EVP_PKEY *ualg_ec_key_from(const char *group, const uint8_t *pub, size_t publen,
@@ -45,6 +50,12 @@ EVP_PKEY *ualg_ec_key_from(const char *group, const uint8_t *pub, size_t publen,
 /* EVP_PKEY_fromdata() takes any octets of the right form; the point must
  * also lie on the curve (ecc_is_pubkey_valid_full()). */
 bool ualg_ec_pub_valid(EVP_PKEY *k);
+
+/* A driver of type (UALG_ALG_AKCIPHER, UALG_ALG_KPP) over a struct
+ * pkey_ctx, with priv (a curve, or NULL) as its alg->priv; the caller sets
+ * its operations and registers it (ualg_openssl_reg()). */
+struct ualg_alg *ualg_pkey_alg(const char *name, const char *driver, enum ualg_alg_type type,
+			       const void *priv);
 
 /* The drivers of each file, registered in this order by ualg_asym_register(). */
 int ualg_asym_register_akcipher(void);	/* openssl_akcipher.c: rsa, pkcs1pad, ecdsa */

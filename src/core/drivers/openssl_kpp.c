@@ -40,22 +40,12 @@ static EVP_PKEY *dh_key_from(const BIGNUM *p, const BIGNUM *g, const BIGNUM *pub
 			     const BIGNUM *priv)
 {
 	OSSL_PARAM_BLD *b = OSSL_PARAM_BLD_new();
-	OSSL_PARAM *params = NULL;
-	EVP_PKEY_CTX *pc = NULL;
-	EVP_PKEY *k = NULL;
+	const bool pushed = b && OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_FFC_P, p) &&
+			    OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_FFC_G, g) &&
+			    OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_PUB_KEY, pub) &&
+			    (!priv || OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_PRIV_KEY, priv));
 
-	if (!b || !OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_FFC_P, p) ||
-	    !OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_FFC_G, g) ||
-	    !OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_PUB_KEY, pub) ||
-	    (priv && !OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_PRIV_KEY, priv)) ||
-	    !(params = OSSL_PARAM_BLD_to_param(b)) ||
-	    !(pc = EVP_PKEY_CTX_new_from_name(NULL, "DH", NULL)) || EVP_PKEY_fromdata_init(pc) <= 0 ||
-	    EVP_PKEY_fromdata(pc, &k, priv ? EVP_PKEY_KEYPAIR : EVP_PKEY_PUBLIC_KEY, params) <= 0)
-		k = NULL;
-	EVP_PKEY_CTX_free(pc);
-	OSSL_PARAM_free(params);
-	OSSL_PARAM_BLD_free(b);
-	return k;
+	return ualg_pkey_fromdata("DH", b, pushed, priv != NULL);
 }
 
 /* A private key for the group: OpenSSL's DH key generation over p and g. */
@@ -285,13 +275,10 @@ static int ecdh_compute_ss(struct ualg_tfm *tfm, const uint8_t *peer, size_t ple
 static int reg_kpp(const char *name, const char *driver, const void *priv,
 		   const struct ualg_kpp_ops *ops)
 {
-	struct ualg_alg *a = ualg_openssl_alloc(name, driver, UALG_ALG_KPP,
-						UALG_OPENSSL_PRIO_PRIMITIVE);
+	struct ualg_alg *a = ualg_pkey_alg(name, driver, UALG_ALG_KPP, priv);
+
 	if (!a)
 		return -ENOMEM;
-	a->priv = priv;
-	a->ctxsize = sizeof(struct pkey_ctx);
-	a->exit_tfm = ualg_pkey_exit_tfm;
 	a->u.kpp = *ops;
 	return ualg_openssl_reg(a);
 }
