@@ -435,12 +435,14 @@ suite_rfc_mode() { suite "RFC mode (tests/rfc/rfc.py)" timeout 300 "$RUN" --rfc 
 
 # algd's common path as tests/engine/syscalls.sh measured it ($1): at most
 # three system calls per emulated call (on an idle machine none: the shared
-# page, both sides polling it); with UALG_POLL_US=0 ($2: nobody polls, the
-# socket path), the request's send, $3 receives per call (a hash write's
-# success has no reply: 0.5; a cipher's send has: 1), the waits for them
-# aside, nothing else, which shows that the calls do go to algd.
+# page, both sides polling it), and no receive at all (a call on the page
+# never receives: one that is not served there would); with UALG_POLL_US=0
+# ($2: nobody polls, the socket path), the request's send, $3 receives per
+# call (a hash write's success has no reply: 0.5; a cipher's send has: 1),
+# the waits for them aside, nothing else, which shows that the calls do go
+# to algd.
 algd_path() {
-	awk '{ exit !(NF >= 10 && $1 <= 3) }' <<< "$1" &&
+	awk '{ exit !(NF >= 10 && $1 <= 3 && $6 <= 0.02) }' <<< "$1" &&
 		awk -v r="$3" '{ exit !(NF >= 10 && $4 >= 0.95 && $4 <= 1.02 && $6 >= r - 0.05 && $6 <= r + 0.02 && $10 <= 0.05) }' <<< "$2"
 }
 

@@ -22,7 +22,8 @@ int fast_setup(struct conn *c, size_t len);
 /* FAST_KICK: marks c (fast_kicked) to be served once the frame is done. */
 int fast_kick(struct conn *c, size_t len);
 /* Serves the request c's page holds, if any: 1 served, 0 none (or c is
- * busy), -1 malformed: close c. */
+ * busy), -1 malformed: close c.  Serving it reruns a request parked on
+ * c, which may itself end c (then c->fast is NULL). */
 int fast_serve(struct dispatcher *d, struct conn *c);
 /* The page cannot park a request: one that would wait is declined, and
  * the client sends it again on the socket (UALG_HDR_SOCKET). */

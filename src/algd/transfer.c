@@ -134,13 +134,15 @@ int transfer_recv(struct dispatcher *d, struct conn *c, const uint8_t *body, siz
 		return -1;
 	if (m.flags & UALG_RECV_REST)
 		return send_rest(c, &dest, m.len);
-	conn_rest_drop(c);
 	req->recv_len = m.len;
 	const bool whole = afalg_recv_whole(c->sk);
 	if (whole)
 		req->recv_len = m.total < AFALG_RECV_MAX ? m.total : AFALG_RECV_MAX;
+	/* Declined before anything changes, the remainder of an earlier
+	 * answer included. */
 	if (c->fast_serving && !afalg_ready(c->sk, false, req->recv_len))
 		return fast_decline(c, dest.type);
+	conn_rest_drop(c);
 	/* Whole-buffer types (AEAD) compute in algd's memory, so that
 	 * nothing but the released result reaches the area; the others
 	 * write their output range directly (never reading it back as

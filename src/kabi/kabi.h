@@ -42,6 +42,8 @@
 #define KABI_SALG_NAME_OFFSET 24
 #define KABI_SALG_TYPE_LEN 14
 #define KABI_SALG_ALLOWED_FEAT 0x00001000u
+/* HASH_MAX_DIGESTSIZE (include/crypto/hash.h): no hash read returns more. */
+#define KABI_HASH_MAX_DIGESTSIZE 64
 
 /* Limits of one call. */
 #define KABI_UIO_MAXIOV 1024		/* iovecs per call, and sendmmsg's vlen */

@@ -36,12 +36,16 @@ bool fast_usable(const struct afd *a, const struct xact *x)
 {
 	if (!a->fast)
 		return false;
-	size_t len = sizeof(struct ualg_hdr), cap = sizeof(struct ualg_hdr);
+	size_t len = sizeof(struct ualg_hdr), cap = 0;
 	for (int i = 0; i < x->nparts; i++)
 		len += x->parts[i].iov_len;
 	for (int i = 0; i < x->nrbody; i++)
 		cap += x->rbody[i].iov_len;
-	return len <= UALG_FAST_FRAME_MAX && cap <= UALG_FAST_FRAME_MAX;
+	/* A reply carries at most the caller's buffer; a digest, at most the
+	 * largest digest, whatever the buffer. */
+	if (a->type == ALG_TYPE_HASH && cap > KABI_HASH_MAX_DIGESTSIZE)
+		cap = KABI_HASH_MAX_DIGESTSIZE;
+	return len <= UALG_FAST_FRAME_MAX && sizeof(struct ualg_hdr) + cap <= UALG_FAST_FRAME_MAX;
 }
 
 /* The request's frame into the page: -EFAULT when the caller's data

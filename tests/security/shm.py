@@ -516,6 +516,22 @@ for tag_ok in (False, True):
               taken and served(rep, RECV, -EBADMSG) and len(rep) == HDR.size)
     m.close()
     go.close()
+# An answer longer than its first part keeps the rest for UALG_RECV_REST;
+# a RECV declined on the page in between leaves it there.
+go = accept(g)
+m = page_of(go)
+msg = msgs[True]
+taken = served(post(go, m, send_frame(msg, op_code=0, iv=nonce, assoclen=len(aad)), 1), SEND, len(msg))
+r, first = call(go, RECV, struct.pack("=IIII", 0, 16, len(aad) + len(pt), 0))
+check("gcm(aes) answer read in parts: the first 16 bytes, the whole length counted",
+      taken and r == len(aad) + len(pt) and first == aad[:16])
+check("... a RECV on the page with nothing queued comes back unserved",
+      declined(post(go, m, recv_frame(64), 2), RECV))
+r, rest = call(go, RECV, struct.pack("=IIII", 0x02, 200, 200, 0))
+check("... and the rest is still there for UALG_RECV_REST", r == len(aad) + len(pt) - 16 and
+      first + rest == aad + pt)
+m.close()
+go.close()
 g.close()
 check("algd still serves another client after the pages", sha1_abc_works())
 
