@@ -70,18 +70,21 @@ long shim_cancellable(long nr, long a1, long a2, long a3, long a4, long a5, long
  * is the bytes peeked, 0 at the end of the connection).  A signal handler
  * running meanwhile returns -EINTR, as the kernel's sleep in
  * af_alg_wait_for_data() would.  The wait is a cancellation point when the
- * caller's is (cancel_state). */
-static ssize_t wait_reply(int fd, struct ualg_hdr *hdr, bool interruptible, int cancel_state)
+ * caller's is (cancel_state).  A blocking peek sleeps as the kernel's read
+ * does (a handler with SA_RESTART restarts it), but the kernel wakes only
+ * one of the threads sleeping in a receive on a socket per message, and a
+ * peek leaves the message there: so only one thread at a time sleeps in
+ * it (!by_poll), and any other, as a call on a non-blocking connection,
+ * sleeps in poll(), which wakes them all. */
+static ssize_t wait_reply(int fd, struct ualg_hdr *hdr, bool interruptible, int cancel_state,
+			  bool by_poll)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
 	for (;;) {
 		pthread_setcancelstate(cancel_state, NULL);
-		/* A blocking peek sleeps as the kernel's read does: a handler
-		 * with SA_RESTART restarts it; on a non-blocking connection,
-		 * poll. */
-		long n = shim_cancellable(SYS_recvfrom, fd, (long)hdr, sizeof(*hdr), MSG_PEEK, 0, 0);
-		int err = errno;
+		long n = by_poll ? -1 : shim_cancellable(SYS_recvfrom, fd, (long)hdr, sizeof(*hdr), MSG_PEEK, 0, 0);
+		int err = by_poll ? EAGAIN : errno;
 		if (n < 0 && (err == EAGAIN || err == EWOULDBLOCK)) {
 			n = shim_cancellable(SYS_poll, (long)&p, 1, -1, 0, 0, 0);
 			err = errno;
@@ -89,10 +92,10 @@ static ssize_t wait_reply(int fd, struct ualg_hdr *hdr, bool interruptible, int 
 				n = shim_cancellable(SYS_recvfrom, fd, (long)hdr, sizeof(*hdr),
 						     MSG_PEEK | MSG_DONTWAIT, 0, 0);
 			err = n < 0 ? errno : err;
-			if (n < 0 && (err == EAGAIN || err == EWOULDBLOCK))
-				err = EINTR, n = -1;	/* another thread took it: again */
 		}
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+		if (n < 0 && (err == EAGAIN || err == EWOULDBLOCK))
+			continue;	/* another thread took what woke us: sleep again */
 		if (n >= 0)
 			return n;
 		if (err != EINTR || interruptible)
@@ -334,9 +337,13 @@ static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct
 			}
 		}
 		struct ualg_hdr peek;
+		x->peeking = !a->peeking;
+		a->peeking = true;
 		pthread_mutex_unlock(&a->lock);
-		ssize_t p = wait_reply(fd, &peek, interruptible, cancel_state);
+		ssize_t p = wait_reply(fd, &peek, interruptible, cancel_state, !x->peeking);
 		pthread_mutex_lock(&a->lock);
+		if (x->peeking)
+			a->peeking = x->peeking = false;
 		if (p < 0)
 			return p;
 		/* With another request in flight the peek may be stale: its
@@ -456,6 +463,8 @@ static void abandon(void *arg)
 	struct ualg_hdr h;
 
 	pthread_mutex_lock(&ab->a->lock);
+	if (ab->x->peeking)	/* cancelled in its peek */
+		ab->a->peeking = ab->x->peeking = false;
 	ssize_t n = cancel_wait(ab->a, ab->fd, ab->cls, ab->x, &h);
 	if (n > 0 && ab->x->rfd >= 0)
 		real.close(ab->x->rfd);

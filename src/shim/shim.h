@@ -53,6 +53,7 @@ struct afd {
 	pthread_mutex_t lock;	/* the connection's frames (client.c) */
 	pthread_cond_t cond;	/* a reply was taken, or a request ended */
 	uint16_t expect[3];	/* the reply type each class in flight waits for */
+	bool peeking;		/* a thread sleeps in a blocking peek at the next reply */
 	/* Hash sends written behind (client.c) that no later reply has
 	 * shown done yet, and the first error one of them answered. */
 	unsigned behind;
@@ -164,6 +165,7 @@ struct xact {
 	/* A hash SEND that may be written behind: its head, which
 	 * client_xact() marks UALG_SEND_QUIET when it does. */
 	struct ualg_send *behind;
+	bool peeking;		/* recv_reply(): this call's thread is a->peeking's */
 };
 int client_xact(struct afd *a, int fd, struct xact *x);
 /* Sends one request frame, waiting for room even on a non-blocking

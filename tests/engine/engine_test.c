@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <linux/if_alg.h>
 #include <openssl/evp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -150,6 +151,17 @@ static void test_threads(void)
 	pthread_join(t, NULL);
 	ok(s == 16 && r.n == 16 && !memcmp(r.out, ct1, 16),
 	   "threads: a send goes through while another thread waits in read on the socket");
+	/* Two threads sleeping for replies on one socket: the poll's reply
+	 * must wake its thread, not only the reader. */
+	r.n = 0;
+	pthread_create(&t, NULL, read_thread, &r);
+	usleep(100000);
+	struct pollfd pf = { .fd = c, .events = POLLOUT };
+	const int pr = poll(&pf, 1, 0);
+	s = send_op(c, pt1, 16, 0);
+	pthread_join(t, NULL);
+	ok(pr == 1 && (pf.revents & POLLOUT) && s == 16 && r.n == 16 && !memcmp(r.out, ct1, 16),
+	   "threads: poll() answers while another thread waits in read, which then gets its block");
 	close(c);
 }
 
