@@ -46,6 +46,7 @@ faults			security
 shm			security
 keys			security
 attack			security
+ownership		security
 limits			security
 fips			security
 key-serial		real
@@ -302,6 +303,13 @@ suite_keys() {
 suite_attack() {
 	suite "a hostile client of a shared algd (tests/security/attack.py)" python3 tests/security/attack.py \
 		"$B/src/algd/algd" "$B/src/tools/algctl" "$B/src/tools/ualg-run"
+}
+
+# Objects two sockets share, and ADOPT (the in-process engine's handover)
+# from a client that skips the shim.
+suite_ownership() {
+	suite "shared objects and ADOPT against a hostile client (tests/security/ownership.py)" \
+		python3 tests/security/ownership.py "$B/src/algd/algd"
 }
 
 # What one uid can make algd hold (memory, key heap, fds, sockets, ring

@@ -180,9 +180,15 @@ static int accept_from(struct alg_sock *parent, const struct alg_sock *from,
 	op->type = parent->type;
 	op->parent = parent;
 	op->mem = parent->mem;
-	op->nokey = parent->tfm->need_key;
+	/* A clone's state belongs to its source's transform, which may be the
+	 * source's own (afalg_import_tfm): the clone shares it. */
+	if (from && from->own_tfm)
+		op->own_tfm = ualg_tfm_get(from->own_tfm);
+	op->fresh = !from || from->fresh;
+	op->nokey = afalg_tfm(op)->need_key;
 	int r = parent->type->accept(op, from);
 	if (r) {
+		ualg_tfm_free(op->own_tfm);
 		free(op->ctx);
 		free(op);
 		return r;
@@ -223,6 +229,7 @@ int afalg_send(struct alg_sock *sk, const struct afalg_send *s, struct afalg_pro
 	if (!sk->connected)
 		return -EOPNOTSUPP;	/* sock_no_sendmsg on the transform socket */
 	int r = afalg_check_key(sk);
+	sk->fresh = false;
 	return r ? r : sk->type->send(sk, s, p);
 }
 
@@ -232,6 +239,7 @@ int afalg_recv(struct alg_sock *sk, uint8_t *out, size_t len, bool dontwait, boo
 	if (!sk->connected)
 		return -EOPNOTSUPP;
 	int r = afalg_check_key(sk);
+	sk->fresh = false;
 	return r ? r : sk->type->recv(sk, out, len, dontwait, trunc, p);
 }
 
@@ -266,13 +274,23 @@ int afalg_export(const struct alg_sock *op, struct afalg_state *st)
 	return afalg_movable(op) ? op->type->export(op, st) : -EOPNOTSUPP;
 }
 
+bool afalg_adoptable(const struct alg_sock *op)
+{
+	return op->connected && op->fresh;
+}
+
 int afalg_import(struct alg_sock *op, const struct afalg_state *st, bool part)
 {
 	if (!afalg_movable(op))
 		return -EOPNOTSUPP;
+	if (!op->fresh)
+		return -EBUSY;
 	if (st->flags & ~AFALG_STATE_FLAGS_ALL)
 		return -EINVAL;
-	return op->type->import(op, st, part);
+	int r = op->type->import(op, st, part);
+	if (!part || r)
+		op->fresh = false;	/* one state, once */
+	return r;
 }
 
 void afalg_state_free(struct afalg_state *st)
@@ -284,23 +302,17 @@ void afalg_state_free(struct afalg_state *st)
 	ualg_wipe(st, sizeof(*st));
 }
 
-int afalg_import_tfm(struct alg_sock *op, const char *driver, const uint8_t *key, size_t keylen)
+int afalg_import_tfm(struct alg_sock *op, struct ualg_alg *alg, const uint8_t *key, size_t keylen)
 {
 	if (!op->connected || op->own_tfm || op->type->alg_type != UALG_ALG_SHASH)
 		return -EINVAL;
 	if (ualg_hash_statesize(afalg_tfm(op)))
 		return keylen ? -EINVAL : 0;	/* the parent's own driver takes it */
-	int err;
-	struct ualg_alg *alg = ualg_alg_lookup_exportable(UALG_ALG_SHASH, driver, &err);
-	if (!alg)
-		return -err;
 	/* The same algorithm, under another driver. */
-	struct ualg_tfm *tfm = NULL;
-	if (strcmp(alg->name, op->parent->tfm->alg->name))
-		err = EINVAL;
-	else
-		tfm = ualg_tfm_new(alg, &err);
-	ualg_alg_put(alg);
+	if (alg->type != UALG_ALG_SHASH || strcmp(alg->name, op->parent->tfm->alg->name))
+		return -EINVAL;
+	int err;
+	struct ualg_tfm *tfm = ualg_tfm_new(alg, &err);
 	if (!tfm)
 		return -err;
 	int r = 0;

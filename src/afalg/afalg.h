@@ -141,12 +141,16 @@ struct alg_sock {
 	unsigned nokey_children;	/* kernel's ask->nokey_refcnt */
 	bool connected;			/* an op socket */
 	bool nokey;			/* accepted before a key was set */
+	/* Op sockets: no send, read or imported state yet, the only kind
+	 * afalg_import() fills (a clone of such a socket is one too). */
+	bool fresh;
 	uint32_t sndbuf;		/* sk_sndbuf as SO_SNDBUF set it; 0: the default */
 	uint32_t key_gen;		/* transform sockets: bumped by each bind and key */
 	struct ualg_budget *mem;	/* the owner's memory budget, or NULL; op sockets inherit it */
 	void *ctx;			/* op sockets: type->ctxsize bytes */
 	/* Op sockets: a transform of their own instead of the parent's (a
-	 * hash moved in with a state of another driver, afalg_import_tfm). */
+	 * hash moved in with a state of another driver, afalg_import_tfm),
+	 * one reference held; accept() on the socket shares it. */
 	struct ualg_tfm *own_tfm;
 	void *tfm_priv;			/* transform sockets: the type's state (kpp) */
 };
@@ -220,14 +224,17 @@ struct afalg_state {
 };
 /* -EOPNOTSUPP when the socket's type cannot move. */
 int afalg_export(const struct alg_sock *op, struct afalg_state *st);
-/* Into a fresh op socket: parts (part = true) append queued data, the last
- * call sets the rest.  Anything a host could not have produced is -EINVAL. */
+/* Into a fresh op socket (else -EBUSY), once: parts (part = true) append
+ * queued data, within the send buffer; the last call sets the rest.
+ * Anything a host could not have produced is -EINVAL. */
 int afalg_import(struct alg_sock *op, const struct afalg_state *st, bool part);
+bool afalg_adoptable(const struct alg_sock *op);
 void afalg_state_free(struct afalg_state *st);
 /* Before afalg_import() of a hash: when the parent's driver cannot take
  * a state in, the op socket gets a transform of its own, of the driver
- * that made it (driver, keyed with key), of the same algorithm. */
-int afalg_import_tfm(struct alg_sock *op, const char *driver, const uint8_t *key, size_t keylen);
+ * that made it (alg, which the host chose and checked; keyed with key),
+ * of the same algorithm. */
+int afalg_import_tfm(struct alg_sock *op, struct ualg_alg *alg, const uint8_t *key, size_t keylen);
 bool afalg_movable(const struct alg_sock *op);
 
 /* The op socket's transform (shared with its parent). */

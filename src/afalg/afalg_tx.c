@@ -201,13 +201,13 @@ int afalg_tx_export(const struct alg_sock *op, struct afalg_state *st)
 	return 0;
 }
 
-/* The queue must fit the send buffer as sends would have filled it; the
- * operation must be one the socket allows. */
+/* The queue, all parts together, must fit the send buffer as sends would
+ * have filled it; the operation must be one the socket allows. */
 int afalg_tx_import(struct alg_sock *op, const struct afalg_state *st, bool part)
 {
 	struct afalg_tx *tx = afalg_tx_of(op);
 
-	if (st->len > sndbuf_left(tx) + (PAGE_SIZE_ - 1))
+	if (tx->used + st->len > sndbuf_limit(tx) + (PAGE_SIZE_ - 1))
 		return -EINVAL;
 	if (st->len && tx_append(tx, st->data, st->len))
 		return -ENOMEM;

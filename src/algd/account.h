@@ -51,6 +51,13 @@ static inline int account_fds(struct account *a, unsigned n)
 	return ualg_budget_charge(&a->fds, n) ? 0 : -EMFILE;
 }
 
+/* Charges n descriptors algd holds already and must still close: past
+ * the budget too, so that the uid's next requests for more fail. */
+static inline void account_fds_hold(struct account *a, unsigned n)
+{
+	__atomic_fetch_add(&a->fds.used, n, __ATOMIC_RELAXED);
+}
+
 static inline void account_fds_put(struct account *a, unsigned n)
 {
 	ualg_budget_uncharge(&a->fds, n);

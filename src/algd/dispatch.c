@@ -28,7 +28,7 @@
 #define SOCK_MIN_SNDBUF 4608u	/* 2 * (2048 + sizeof(struct sk_buff)) on 6.1 */
 
 /* net.core.wmem_max, read once at start (its default when unreadable). */
-void dispatcher_init(struct dispatcher *d, void (*dispose_fd)(int fd))
+void dispatcher_init(struct dispatcher *d, void (*dispose_fd)(int fd, void *account))
 {
 	FILE *f = fopen("/proc/sys/net/core/wmem_max", "re");
 	unsigned long v;
@@ -199,7 +199,7 @@ static int on_engine(struct conn *c, uint16_t type, const uint8_t *body, size_t 
 		engine_ctl_info(c->sk, &info);
 		return conn_reply(c, type, 0, 0, &info, sizeof(info), -1) ? -1 : 0;
 	}
-	int r = engine_ctl_adopt(c->sk, body, len);
+	int r = engine_ctl_adopt(c->sk, &c->who, body, len);
 	return r == -1 || conn_reply(c, type, 0, r, NULL, 0, -1) ? -1 : 0;
 }
 
@@ -380,7 +380,8 @@ void dispatch_readable(struct dispatcher *d, struct conn *c)
 	if (d->offload && offload_defer(c))
 		return;
 	struct iovec body = { d->rxbuf + sizeof(struct ualg_hdr), sizeof(d->rxbuf) - sizeof(struct ualg_hdr) };
-	ssize_t n = ualg_frame_recv_nofd(c->fd, (struct ualg_hdr *)d->rxbuf, &body, 1, d->dispose_fd);
+	ssize_t n = ualg_frame_recv_nofd(c->fd, (struct ualg_hdr *)d->rxbuf, &body, 1, d->dispose_fd,
+					  c->cl->acct);
 	/* What the buffer may hold a key in: the whole of it when the frame
 	 * was refused (its length is not known then), nothing at EOF. */
 	size_t used = n > 0 ? (size_t)n : n < 0 ? sizeof(d->rxbuf) : 0;

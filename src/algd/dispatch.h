@@ -53,7 +53,7 @@ struct dispatcher {
 	uint64_t spin_until;
 	/* Closes a descriptor a client attached to a request (none is ever
 	 * expected), without making the caller wait for it. */
-	void (*dispose_fd)(int fd);
+	void (*dispose_fd)(int fd, void *account);	/* closer_dispose() */
 	/* The event loop's: hands requests whose cost has no small bound to
 	 * the offload worker (offload.h); false serves everything inline. */
 	bool offload;
@@ -61,7 +61,7 @@ struct dispatcher {
 };
 
 /* Defaults, and net.core.wmem_max read (before the sandbox hides /proc). */
-void dispatcher_init(struct dispatcher *d, void (*dispose_fd)(int fd));
+void dispatcher_init(struct dispatcher *d, void (*dispose_fd)(int fd, void *account));
 
 /* Reads one frame from c and serves it: answers it, parks it, or closes
  * the connection. */

@@ -96,6 +96,11 @@ static int add_rules(scmp_filter_ctx f)
 	if (!r)
 		r = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(socketpair), 1,
 				     SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+	/* one socket option: an attached socket's close made abortive
+	 * (closer.c), so that it cannot linger */
+	if (!r)
+		r = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(setsockopt), 2,
+				     SCMP_A1(SCMP_CMP_EQ, SOL_SOCKET), SCMP_A2(SCMP_CMP_EQ, SO_LINGER));
 	/* no executable memory: a bug cannot map code */
 	if (!r)
 		r = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,

@@ -3,6 +3,7 @@
  * clients, signals, and the busy-poll that follows a data request. */
 #include "fast.h"
 #include "server.h"
+#include "closer.h"
 #include "account.h"
 #include "clock.h"
 #include "config.h"
@@ -30,43 +31,6 @@ static uid_t self_uid;	/* after the privilege drop */
 static int epfd = -1;
 static const struct policy *policy;
 static struct dispatcher disp;
-
-/* Descriptors a client attached to a request (none is ever expected) are
- * closed on a thread of their own: the last close of a socket lingering
- * over unsent data, of a FUSE file or of a tty may sleep, and the event
- * loop must not.  Should that thread be stuck, later ones stay open. */
-static int closer_pipe[2] = { -1, -1 };
-
-static void *closer_main(void *arg)
-{
-	int fd;
-
-	(void)arg;
-	for (;;) {
-		ssize_t n = read(closer_pipe[0], &fd, sizeof(fd));
-		if (n == (ssize_t)sizeof(fd))
-			close(fd);
-		else if (n >= 0 || errno != EINTR)
-			return NULL;
-	}
-}
-
-static int closer_start(void)
-{
-	pthread_t t;
-
-	if (pipe2(closer_pipe, O_CLOEXEC) || fcntl(closer_pipe[1], F_SETFL, O_NONBLOCK) ||
-	    pthread_create(&t, NULL, closer_main, NULL))
-		return -1;
-	pthread_detach(t);
-	return 0;
-}
-
-static void dispose_fd(int fd)
-{
-	if (write(closer_pipe[1], &fd, sizeof(fd)) != (ssize_t)sizeof(fd))
-		log_verbose(0, "a client's descriptor left open: its closer is busy");
-}
 
 /* Root, or a member of the configured admin group (SO_PEERGROUPS gives
  * the peer's supplementary groups as they were at connect()). */
@@ -184,7 +148,7 @@ int server_run(const struct server_opts *opts)
 		max_sockets = opts->max_sockets;
 	ualg_instances_cap(SERVER_INSTANCES_PER_UID);
 	account_set_max_sockets(max_sockets);
-	dispatcher_init(&disp, dispose_fd);
+	dispatcher_init(&disp, closer_dispose);
 	sandbox_limits();
 	struct rlimit nofile;
 	unsigned fd_max = opts->uid_fd_max;

@@ -229,6 +229,7 @@ struct ualg_alg {
 
 struct ualg_tfm {
 	struct ualg_alg *alg;
+	unsigned refs;		/* ualg_tfm_get(); the registry's thread only */
 	bool need_key;		/* keyed algorithm without a valid key yet */
 	unsigned authsize;	/* aead: tag length, maxauthsize until set */
 	void *ctx;		/* alg->ctxsize bytes, wiped on free */
@@ -295,7 +296,11 @@ int ualg_alg_unregister(struct ualg_alg *alg);
 const char *ualg_alg_type_name(enum ualg_alg_type type);
 
 /* Transforms (tfm.c) */
+/* A new transform holds one reference; whoever shares it (two op sockets
+ * of one hash state) takes another with ualg_tfm_get().  ualg_tfm_free()
+ * drops one, and the last frees the transform and wipes its key. */
 struct ualg_tfm *ualg_tfm_new(struct ualg_alg *alg, int *err);
+struct ualg_tfm *ualg_tfm_get(struct ualg_tfm *tfm);
 void ualg_tfm_free(struct ualg_tfm *tfm);
 int ualg_tfm_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len);
 bool ualg_tfm_has_setkey(const struct ualg_tfm *tfm);

@@ -73,6 +73,7 @@ struct ualg_tfm *ualg_tfm_new(struct ualg_alg *alg, int *err)
 		return NULL;
 	}
 	tfm->alg = alg;
+	tfm->refs = 1;
 	tfm->need_key = alg_keyed(alg);
 	if (alg->type == UALG_ALG_AEAD)
 		tfm->authsize = alg->u.aead.maxauthsize;
@@ -96,9 +97,15 @@ struct ualg_tfm *ualg_tfm_new(struct ualg_alg *alg, int *err)
 	return tfm;
 }
 
+struct ualg_tfm *ualg_tfm_get(struct ualg_tfm *tfm)
+{
+	tfm->refs++;
+	return tfm;
+}
+
 void ualg_tfm_free(struct ualg_tfm *tfm)
 {
-	if (!tfm)
+	if (!tfm || --tfm->refs)
 		return;
 	if (tfm->alg->exit_tfm)
 		tfm->alg->exit_tfm(tfm);

@@ -74,7 +74,7 @@ int ualg_frame_send(int sock, uint16_t type, uint16_t flags, int32_t result,
 /* Takes the passed descriptor out of the control data; any extra ones a
  * hostile peer attached are handed to dispose (closed when NULL), never
  * leaked.  Returns how many descriptors came. */
-static size_t take_fds(struct msghdr *msg, int *fd, void (*dispose)(int))
+static size_t take_fds(struct msghdr *msg, int *fd, void (*dispose)(int, void *), void *arg)
 {
 	int got = -1;
 	size_t count = 0;
@@ -89,7 +89,7 @@ static size_t take_fds(struct msghdr *msg, int *fd, void (*dispose)(int))
 			if (got < 0 && fd)
 				got = f;
 			else if (dispose)
-				dispose(f);
+				dispose(f, arg);
 			else
 				syscall(SYS_close, f);
 		}
@@ -110,7 +110,7 @@ bool ualg_frame_hdr_ok(const struct ualg_hdr *hdr, size_t n)
 #define SCM_FDS_MAX 253
 
 static ssize_t frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
-			  int *fd, int flags, void (*dispose)(int))
+			  int *fd, int flags, void (*dispose)(int, void *), void *arg)
 {
 	union {
 		char buf[CMSG_SPACE(SCM_FDS_MAX * sizeof(int))];
@@ -131,7 +131,7 @@ static ssize_t frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *bo
 	n = sys_recvmsg(sock, &msg, flags);
 	if (n < 0)
 		return -errno;
-	const size_t nfds = take_fds(&msg, fd, dispose);
+	const size_t nfds = take_fds(&msg, fd, dispose, arg);
 	if (n == 0)
 		return 0;
 	if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || !ualg_frame_hdr_ok(hdr, (size_t)n) ||
@@ -148,20 +148,20 @@ static ssize_t frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *bo
 ssize_t ualg_frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
 			int *fd, int cloexec)
 {
-	return frame_recv(sock, hdr, body, nbody, fd, MSG_CMSG_CLOEXEC * !!cloexec, NULL);
+	return frame_recv(sock, hdr, body, nbody, fd, MSG_CMSG_CLOEXEC * !!cloexec, NULL, NULL);
 }
 
 ssize_t ualg_frame_recv_now(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
 			    int *fd, int cloexec)
 {
 	return frame_recv(sock, hdr, body, nbody, fd, MSG_DONTWAIT | MSG_CMSG_CLOEXEC * !!cloexec,
-			  NULL);
+			  NULL, NULL);
 }
 
 ssize_t ualg_frame_recv_nofd(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
-			     void (*dispose)(int fd))
+			     void (*dispose)(int fd, void *arg), void *arg)
 {
-	return frame_recv(sock, hdr, body, nbody, NULL, MSG_CMSG_CLOEXEC, dispose);
+	return frame_recv(sock, hdr, body, nbody, NULL, MSG_CMSG_CLOEXEC, dispose, arg);
 }
 
 int ualg_hello(int sock)

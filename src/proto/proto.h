@@ -240,12 +240,16 @@ struct ualg_engine_info {
 
 /* ADOPT: the op socket's state as the process had it, when an in-process
  * socket becomes shared (fork, execve).  Frames with UALG_ADOPT_PART carry
- * queued data only; the last one the rest.  A hash's state comes from the
- * driver ENGINE named, which algd's own transform may not be: then the
- * op socket gets a transform of that driver, keyed with the key that
- * follows (the one the program gave by value, going the way it went
- * before).  algd checks everything as it would its own (afalg_import): a
- * forged state is EINVAL, never harm. */
+ * queued data only, all of them within the socket's send buffer; the last
+ * one the rest.  A hash's state comes from the driver ENGINE named, which
+ * algd's own transform may not be: then the op socket gets a transform of
+ * that driver, keyed with the key that follows (the one the program gave
+ * by value, going the way it went before).  Only on an op socket nothing
+ * has used yet, once (EBUSY), that ENGINE would let the program serve now
+ * (EACCES: FIPS mode, engine-algd, or the caller's --alg-allow rules
+ * against that driver), and only with the driver ENGINE names (EINVAL).
+ * algd checks everything as it would its own (afalg_import): a forged
+ * state is EINVAL, never harm. */
 #define UALG_ADOPT_PART 0x1u
 struct ualg_adopt {
 	uint32_t flags;		/* UALG_ADOPT_* */
@@ -496,10 +500,11 @@ bool ualg_frame_hdr_ok(const struct ualg_hdr *hdr, size_t n);
 
 /* As ualg_frame_recv() for a peer that never passes descriptors (algd
  * reading requests): a frame carrying any is -EPROTO, and every descriptor
- * that came is handed to dispose (which must not block on its close: the
- * last close of a socket with SO_LINGER, a FUSE file or a tty may sleep). */
+ * that came is handed to dispose with arg (which must not block on its
+ * close: the last close of a socket with SO_LINGER, a FUSE file or a tty
+ * may sleep). */
 ssize_t ualg_frame_recv_nofd(int sock, struct ualg_hdr *hdr, const struct iovec *body, int nbody,
-			     void (*dispose)(int fd));
+			     void (*dispose)(int fd, void *arg), void *arg);
 
 /* The client's greeting on a new connection to algd: sends HELLO and
  * checks the reply.  Returns 0, or -EPROTO when algd does not answer with

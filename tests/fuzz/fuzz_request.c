@@ -6,11 +6,15 @@
  * The transform socket's connection may administer named keys, so that
  * keystore.c's parsers are reached; the store is emptied after each input.
  *
- * Input: a sequence of [target:1][len:2 LE][frame:len]; target 0 is the
- * transform socket, 1 the op socket most recently accepted (the low bit
- * decides); target 0x80 writes the bytes into the op socket's payload area
- * instead (after an SHM_SETUP), as a hostile client rewrites it between
- * and during requests. */
+ * Input: a sequence of [target:1][len:2 LE][frame:len].  Targets below
+ * 0x80 with the low bit clear send to the transform socket; with it set,
+ * to op socket (target >> 1) & 3 of the four the client holds (accepted
+ * ones fill the lowest free place, else replace the first), the transform
+ * socket while that place is empty.  0x80 writes the bytes into the
+ * newest payload area instead (after an SHM_SETUP), as a hostile client
+ * rewrites it between and during requests; 0x81 to 0x84 close op socket
+ * 0 to 3 (the bytes are skipped), so that sockets sharing state outlive
+ * one another in every order. */
 #include "account.h"
 #include "algd_afalg.h"
 #include "conn.h"
@@ -35,8 +39,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static struct dispatcher disp;
 
 /* Descriptors attached to a request: none can be, send() passes none. */
-static void dispose_fd(int fd)
+static void dispose_fd(int fd, void *account)
 {
+	(void)account;
 	close(fd);
 }
 
@@ -89,14 +94,29 @@ static int drain(int fd)
 	return last;
 }
 
-static void keep_newest(int *opfd, int passed)
+#define OPS 4
+
+static void keep(int ops[OPS], int passed)
 {
 	if (passed < 0)
 		return;
-	if (*opfd >= 0)
-		close(*opfd);
 	fcntl(passed, F_SETFL, O_NONBLOCK);	/* drain() must never wait */
-	*opfd = passed;
+	for (int i = 0; i < OPS; i++)
+		if (ops[i] < 0) {
+			ops[i] = passed;
+			return;
+		}
+	close(ops[0]);
+	ops[0] = passed;
+}
+
+/* Every client end's replies, and the op sockets they pass. */
+static void drain_all(int tfm, int ops[OPS])
+{
+	keep(ops, drain(tfm));
+	for (int i = 0; i < OPS; i++)
+		if (ops[i] >= 0)
+			keep(ops, drain(ops[i]));
 }
 
 static bool alive(const struct conn *c)
@@ -122,7 +142,7 @@ static void serve_all(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int sv[2], opfd = -1;
+	int sv[2], ops[OPS] = { -1, -1, -1, -1 };
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return 0;
@@ -141,7 +161,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c->key_admin = true;
 	while (size >= 3 && conn_list()) {
 		const uint8_t tag = data[0];
-		const int target = tag & 1;
 		size_t n = (size_t)data[1] | (size_t)data[2] << 8;
 		data += 3, size -= 3;
 		if (n > size)
@@ -152,17 +171,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			data += n, size -= n;
 			continue;
 		}
-		int fd = target && opfd >= 0 ? opfd : sv[1];
-		if (send(fd, data, n, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno != EAGAIN)
-			break;
 		data += n, size -= n;
+		if (tag > 0x80 && tag <= 0x80 + OPS) {
+			int *op = &ops[tag - 0x81];
+			if (*op >= 0)
+				close(*op);
+			*op = -1;
+		} else if (tag < 0x80) {
+			const int *op = &ops[(tag >> 1) & (OPS - 1)];
+			int fd = tag & 1 && *op >= 0 ? *op : sv[1];
+			if (send(fd, data - n, n, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno != EAGAIN)
+				break;
+		}
 		serve_all();
-		keep_newest(&opfd, drain(sv[1]));
-		if (opfd >= 0)
-			keep_newest(&opfd, drain(opfd));
+		drain_all(sv[1], ops);
 	}
-	if (opfd >= 0)
-		close(opfd);
+	for (int i = 0; i < OPS; i++)
+		if (ops[i] >= 0)
+			close(ops[i]);
 	close(sv[1]);
 	while (conn_list())
 		conn_close(conn_list());

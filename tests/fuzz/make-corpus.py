@@ -90,6 +90,15 @@ def rfc_opt(name, value):
     return frame(SETSOCKOPT, struct.pack("=iiIIII", SOL_ALG, name, len(value), 0, len(value), 0) + value)
 
 
+ENGINE, ADOPT, ADOPT_PART = 69, 70, 0x1
+CLOSE = 0x81    # fuzz_request's targets that close op socket 0 (0x82: 1, ...)
+
+
+def adopt(flags=0, state=0, driver="", key=b"", data=b""):
+    return frame(ADOPT, struct.pack("=IIII32s64s128sII", flags, state, 0, 0, b"", b"", driver.encode(),
+                                    len(key), len(data)) + key + data)
+
+
 def seq(*parts):
     """fuzz_request's input: [target][len LE16][frame]..."""
     return b"".join(bytes([t]) + struct.pack("<H", len(f)) + f for t, f in parts)
@@ -267,6 +276,16 @@ def msg_seeds():
             bytes([17]) + struct.pack("=II", 0, 16) + b"k" * 16]
 
 
+# Op sockets sharing state, closed in turn: a clone of one that adopted a
+# transform of its own, used after its source closed; ADOPT in parts.
+SEEDS["request"] += [
+    seq((0, hello()), (0, bind("hash", "sha256")), (0, frame(ACCEPT)), (1, frame(ENGINE)),
+        (1, adopt(driver="sha256-openssl-ll")), (1, send(b"abc", SEND_FIRST | SEND_LAST | SEND_MORE)),
+        (1, frame(ACCEPT)), (CLOSE, b""), (3, send(b"def")), (3, recv(32)), (CLOSE + 1, b"")),
+    seq((0, hello()), (0, bind("skcipher", "cbc(aes)")), (0, setkey(b"K" * 16)), (0, frame(ACCEPT)),
+        (1, adopt(ADOPT_PART, data=b"x" * 4000)), (1, adopt(state=1, data=b"y" * 16)),
+        (1, frame(ACCEPT)), (3, send(b"x" * 16, op=1, iv=b"\0" * 16)), (CLOSE, b""), (3, recv(32))),
+]
 SEEDS["msg"] = msg_seeds()
 
 for harness, seeds in SEEDS.items():

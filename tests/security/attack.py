@@ -8,6 +8,8 @@ Runs its own algd (as root: --user nobody, as deployed).
 Prints TAP lines and 'N passed, N failed'."""
 import errno, os, pickle, signal, socket, struct, subprocess, sys, tempfile, time
 from common import check, skip, finish, scan
+from common import HDR, HELLO, BIND, SETSOCKOPT, ACCEPT, SEND, RECV, frame, call, bind, op_socket
+from common import connect as proto_connect
 
 ALGD, ALGCTL, RUN = sys.argv[1], sys.argv[2], sys.argv[3]
 SHIM = os.path.join(os.path.dirname(os.path.abspath(RUN)), "..", "shim", "libualg-preload.so")
@@ -18,57 +20,17 @@ TMP = tempfile.mkdtemp(prefix="ualg-attack.")
 os.chmod(TMP, 0o711)
 SOCK = os.path.join(TMP, "d", "algd.sock")
 
-HDR = struct.Struct("=IHHiI")          # len, type, flags, result, reserved
-HELLO, BIND, SETSOCKOPT, ACCEPT, SEND, RECV = 1, 2, 3, 4, 5, 6
 KEY_ADD, KEY_DEL = 48, 49
 RING_SETUP, RING_OPEN, RING_SETKEY_NAMED = 80, 81, 85
 BY_NAME = 0x7501
 
 
-def frame(typ, body=b""):
-    return HDR.pack(HDR.size + len(body), typ, 0, 0, 0) + body
-
-
 def connect(path=SOCK):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    s.settimeout(10)
-    s.connect(path)
-    s.send(frame(HELLO, struct.pack("=IHH", 0x55414C47, 1, 1)))
-    r = HDR.unpack(s.recv(64)[:HDR.size])[3]
-    if r != 1:
-        raise OSError(-r, "HELLO refused")
-    return s
-
-
-def call(s, typ, body=b"", nfds=0):
-    """One request; returns (result, data, fds)."""
-    s.send(frame(typ, body))
-    msg, anc, _, _ = s.recvmsg(70000, socket.CMSG_SPACE(4 * max(nfds, 1)))
-    fds = []
-    for lvl, t, d in anc:
-        if lvl == socket.SOL_SOCKET and t == socket.SCM_RIGHTS:
-            fds += struct.unpack(f"={len(d) // 4}i", d[:len(d) // 4 * 4])
-    if not msg:
-        raise ConnectionResetError("algd hung up")
-    return HDR.unpack(msg[:HDR.size])[3], msg[HDR.size:], fds
-
-
-def bind(s, typ, name):
-    n = name.encode() + b"\0"
-    return call(s, BIND, typ.encode().ljust(14, b"\0") + struct.pack("=HIII", 0, 0, 0, len(n)) + n)[0]
+    return proto_connect(path)
 
 
 def by_name(s, key):
     return call(s, SETSOCKOPT, struct.pack("=iiIIII", 279, BY_NAME, len(key), 0, len(key), 0) + key)[0]
-
-
-def op_socket(tfm):
-    r, _, fds = call(tfm, ACCEPT)
-    if r or not fds:
-        raise OSError(-r, "accept")
-    op = socket.socket(fileno=fds[0])
-    op.settimeout(10)
-    return op
 
 
 def ring_named(s, typ, alg, key):
@@ -241,6 +203,63 @@ def test_attached_fds(pid):
           len(os.listdir(f"/proc/{pid}/fd")) <= fds, f"{fds} -> {len(os.listdir(f'/proc/{pid}/fd'))}")
     peer.close()
     srv.close()
+
+
+def test_attached_fds_flood(pid):
+    """Finding: a socket whose close lingers for two minutes stopped algd's
+    closing of attached descriptors; the next 16384 waited, and the rest
+    were left open for good (alice's accept got EMFILE)."""
+    idle = len(os.listdir(f"/proc/{pid}/fd"))
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    cli = socket.socket()
+    cli.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    cli.connect(srv.getsockname())
+    peer, _ = srv.accept()
+    peer.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    cli.setblocking(False)
+    try:
+        while True:
+            cli.send(b"x" * 65536)
+    except BlockingIOError:
+        pass
+    cli.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 120))
+    s = connect()
+    # algd stopped meanwhile, so that its close is the socket's last
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        s.sendmsg([frame(BIND, b"")], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", cli.fileno()))])
+        cli.close()
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    s.close()
+    r, w = os.pipe()
+    many = struct.pack("253i", *([r] * 253))
+    for _ in range(80):
+        s = connect()
+        s.sendmsg([frame(BIND, b"")], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, many)])
+        try:
+            s.recv(64)
+        except (ConnectionResetError, socket.timeout):
+            pass
+        s.close()
+    os.close(r)
+    os.close(w)
+    for _ in range(100):
+        now = len(os.listdir(f"/proc/{pid}/fd"))
+        if now <= idle:
+            break
+        time.sleep(0.05)
+    check(f"after 80 x 253 descriptors and a lingering socket algd holds its idle count ({idle} -> {now})",
+          now <= idle)
+    other = connect()
+    ok = bind(other, "hash", "sha256") == 0
+    op = op_socket(other) if ok else None
+    check("... and another client binds and accepts", op is not None)
+    for x in (op, other, peer, srv):
+        if x:
+            x.close()
 
 
 def test_rxbuf_wiped(pid):
@@ -467,7 +486,8 @@ try:
     p = algctl("key", "add", "victimkey", "--from-file", kf, "--allow", f"uid:{VICTIM}")
     check("root adds a key for the victim", p.returncode == 0, p.stderr)
     for t in [test_op_socket_identity, test_alg_rules_through_op_socket, test_algd_uid,
-              lambda: test_attached_fds(proc.pid), lambda: test_rxbuf_wiped(proc.pid),
+              lambda: test_attached_fds(proc.pid), lambda: test_attached_fds_flood(proc.pid),
+              lambda: test_rxbuf_wiped(proc.pid),
               test_hijack, test_instances, test_drbg_rules, lambda: test_errno_when_algd_dies(proc)]:
         try:
             t()

@@ -1,7 +1,8 @@
-"""What the security tests share: TAP checks and a scan of a process's
+"""What the security tests share: TAP checks, a scan of a process's
 memory for a key (through /proc/PID/mem: needs root or ptrace rights,
-raises OSError otherwise)."""
-import sys
+raises OSError otherwise), and the frame protocol of src/proto/proto.h as
+a client that skips the shim speaks it."""
+import socket, struct, sys
 
 results = []
 
@@ -37,3 +38,52 @@ def scan(pid, needle):
             except OSError:
                 pass
     return hits
+
+
+# ---- the frame protocol (src/proto/proto.h) ----------------------------------
+
+HDR = struct.Struct("=IHHiI")          # len, type, flags, result, reserved
+HELLO, BIND, SETSOCKOPT, ACCEPT, SEND, RECV = 1, 2, 3, 4, 5, 6
+
+
+def frame(typ, body=b""):
+    return HDR.pack(HDR.size + len(body), typ, 0, 0, 0) + body
+
+
+def connect(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(10)
+    s.connect(path)
+    s.send(frame(HELLO, struct.pack("=IHH", 0x55414C47, 1, 1)))
+    r = HDR.unpack(s.recv(64)[:HDR.size])[3]
+    if r != 1:
+        raise OSError(-r, "HELLO refused")
+    return s
+
+
+def call(s, typ, body=b"", nfds=0):
+    """One request; returns (result, data, fds)."""
+    s.send(frame(typ, body))
+    msg, anc, _, _ = s.recvmsg(70000, socket.CMSG_SPACE(4 * max(nfds, 1)))
+    fds = []
+    for lvl, t, d in anc:
+        if lvl == socket.SOL_SOCKET and t == socket.SCM_RIGHTS:
+            fds += struct.unpack(f"={len(d) // 4}i", d[:len(d) // 4 * 4])
+    if not msg:
+        raise ConnectionResetError("algd hung up")
+    return HDR.unpack(msg[:HDR.size])[3], msg[HDR.size:], fds
+
+
+def bind(s, typ, name):
+    n = name.encode() + b"\0"
+    return call(s, BIND, typ.encode().ljust(14, b"\0") + struct.pack("=HIII", 0, 0, 0, len(n)) + n)[0]
+
+
+def op_socket(tfm):
+    """ACCEPT on tfm (a transform or an op socket): the new op socket."""
+    r, _, fds = call(tfm, ACCEPT)
+    if r or not fds:
+        raise OSError(-r, "accept")
+    op = socket.socket(fileno=fds[0])
+    op.settimeout(10)
+    return op

@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Objects two sockets share, and the in-process engine's handover
+(UALG_MSG_ADOPT), against a client that speaks the frame protocol directly:
+an op socket cloned from one that adopted a transform of its own outlives
+its source; ADOPT fills only a fresh op socket, once, within its send
+buffer, with the driver algd's own verdict names and under the caller's
+driver rules.  Runs its own algd.  Prints TAP lines and 'N passed, N failed'."""
+import errno, hashlib, os, pickle, socket, struct, subprocess, sys, tempfile, time
+from common import check, skip, finish
+from common import HDR, SEND, RECV, call, bind, op_socket, connect
+
+ALGD = sys.argv[1]
+ROOT = os.geteuid() == 0
+USER = 4244
+TMP = tempfile.mkdtemp(prefix="ualg-own.")
+os.chmod(TMP, 0o711)
+
+SETSOCKOPT, SNDBUF, ENGINE, ADOPT = 3, 65, 69, 70
+SEND_MORE, SEND_FIRST, SEND_LAST = 0x1, 0x4, 0x8
+ADOPT_PART = 0x1
+ENGINE_INFO = struct.Struct("=II14sH128sII")
+ADOPT_HDR = struct.Struct("=IIII32s64s128sII")
+STATE_INIT, STATE_MORE = 0x1, 0x2
+KEY = bytes(range(16))
+
+
+class Algd:
+    def __init__(self, name, *opts):
+        self.path = os.path.join(TMP, name, "algd.sock")
+        r, w = os.pipe()
+        allow = ["--allow", f"uid:{USER}", "--user", "nobody"] if ROOT else []
+        self.proc = subprocess.Popen([ALGD, "--socket", self.path, "--ready-fd", str(w)] + allow +
+                                     list(opts), pass_fds=[w], env=dict(os.environ, LD_PRELOAD=""),
+                                     stderr=subprocess.DEVNULL)
+        os.close(w)
+        ok = os.read(r, 1) == b"1"
+        os.close(r)
+        assert ok, f"algd {opts} did not start"
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def fds(self):
+        return len(os.listdir(f"/proc/{self.proc.pid}/fd"))
+
+    def stop(self):
+        if self.alive():
+            self.proc.terminate()
+        self.proc.wait()
+
+
+def send(op, data, flags=SEND_FIRST | SEND_LAST):
+    return call(op, SEND, struct.pack("=IIII", flags, 0, 0, 0) + data)[0]
+
+
+def recv(op, n):
+    r, data, _ = call(op, RECV, struct.pack("=IIII", 0, n, n, 0))
+    return r, data[:max(r, 0)]
+
+
+def engine(op):
+    """The driver algd's verdict lets the program serve op with, or None."""
+    r, body, _ = call(op, ENGINE)
+    flags, _, _, _, driver, _, _ = ENGINE_INFO.unpack(body[:ENGINE_INFO.size])
+    return driver.split(b"\0")[0].decode() if r == 0 and flags & 1 else None
+
+
+def adopt(op, flags=0, state=0, driver="", key=b"", data=b""):
+    body = ADOPT_HDR.pack(flags, state, 0, 0, b"", b"", driver.encode(), len(key), len(data))
+    return call(op, ADOPT, body + key + data)[0]
+
+
+def hash_op(algd, name="sha256"):
+    tfm = connect(algd.path)
+    assert bind(tfm, "hash", name) == 0
+    return tfm, op_socket(tfm)
+
+
+def cbc_op(algd):
+    tfm = connect(algd.path)
+    assert bind(tfm, "skcipher", "cbc(aes)") == 0
+    assert call(tfm, SETSOCKOPT, struct.pack("=iiIIII", 279, 1, 16, 0, 16, 0) + KEY)[0] == 0
+    return tfm, op_socket(tfm)
+
+
+def closed(algd, sock, before):
+    """Closes sock, then waits (5 s at most) until algd has closed its end."""
+    sock.close()
+    for _ in range(500):
+        if algd.fds() < before:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_clone_outlives_source(algd):
+    """The op socket's own transform (a hash moved in from another driver)
+    is shared by accept() on it: closing the source leaves the clone's."""
+    tfm, a = hash_op(algd)
+    driver = engine(a)
+    check("ENGINE names a driver for a sha256 op socket", driver, driver)
+    check("ADOPT of an empty state with that driver", adopt(a, driver=driver) == 0)
+    check("a MSG_MORE send on the adopted socket", send(a, b"abc", SEND_FIRST | SEND_LAST | SEND_MORE) == 3)
+    b = op_socket(a)
+    check("algd closed the source socket", closed(algd, a, algd.fds()))
+    r = send(b, b"def")
+    check("the clone goes on after its source closed", r == 3, r)
+    r, d = recv(b, 32)
+    check("... and digests what both were sent", d == hashlib.sha256(b"abcdef").digest(), (r, d.hex()))
+    r = send(b, b"xyz")
+    r, d = recv(b, 32)
+    check("... and a hash of its own after that", d == hashlib.sha256(b"xyz").digest(), (r, d.hex()))
+    c = op_socket(b)
+    check("algd closed the clone", closed(algd, b, algd.fds()))
+    r = send(c, b"q")
+    r, d = recv(c, 32)
+    check("a clone of the clone after both closed", d == hashlib.sha256(b"q").digest(), (r, d.hex()))
+    c.close()
+    tfm.close()
+    check("algd is alive", algd.alive())
+
+
+def test_adopt_fresh_only(algd):
+    tfm, op = hash_op(algd)
+    driver = engine(op)
+    send(op, b"abc", SEND_FIRST | SEND_LAST | SEND_MORE)
+    r = adopt(op, driver=driver)
+    check("ADOPT on an op socket that was sent data: EBUSY", r == -errno.EBUSY, r)
+    op2 = op_socket(tfm)
+    recv(op2, 32)
+    r = adopt(op2, driver=driver)
+    check("ADOPT on an op socket that was read: EBUSY", r == -errno.EBUSY, r)
+    op3 = op_socket(tfm)
+    check("ADOPT on a fresh op socket", adopt(op3, driver=driver) == 0)
+    r = adopt(op3, driver=driver)
+    check("a second ADOPT: EBUSY", r == -errno.EBUSY, r)
+    _, c = cbc_op(algd)
+    check("ADOPT of a skcipher's request", adopt(c, state=STATE_INIT | STATE_MORE, data=b"x" * 16) == 0)
+    r = adopt(c, state=STATE_INIT, data=b"y" * 16)
+    check("a second ADOPT on the skcipher socket: EBUSY", r == -errno.EBUSY, r)
+    for s in (op, op2, op3, c, tfm):
+        s.close()
+
+
+def test_adopt_within_sndbuf(algd):
+    """Parts append queued data: all of them together within SO_SNDBUF."""
+    tfm, op = cbc_op(algd)
+    total, r = 0, 0
+    for _ in range(200):
+        r = adopt(op, flags=ADOPT_PART, data=b"z" * 4095)
+        if r:
+            break
+        total += 4095
+    check("ADOPT parts past the send buffer: EINVAL", r == -errno.EINVAL, r)
+    check("... after no more than the send buffer and a page", total <= 212992 + 4095, total)
+    _, op2 = cbc_op(algd)
+    call(op2, SNDBUF, struct.pack("=I", 8192))
+    r = adopt(op2, flags=ADOPT_PART, data=b"z" * 12288)
+    check("ADOPT of more than a smaller SO_SNDBUF: EINVAL", r == -errno.EINVAL, r)
+    for s in (op, op2, tfm):
+        s.close()
+
+
+def test_adopt_driver(algd):
+    tfm, op = hash_op(algd)
+    _, other = hash_op(algd, "sha1")
+    sha1_driver = engine(other)
+    r = adopt(op, driver=sha1_driver)
+    check("ADOPT naming another algorithm's driver: EINVAL", r == -errno.EINVAL, r)
+    op2 = op_socket(tfm)
+    r = adopt(op2, driver="hmac(" + engine(op2) + ")")
+    check("ADOPT naming a template over the driver: EINVAL", r == -errno.EINVAL, r)
+    for s in (op, op2, other, tfm):
+        s.close()
+
+
+def as_uid(uid, fn, *args):
+    """fn(*args) in a child running as uid (no groups); its result."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            try:
+                res = fn(*args)
+            except Exception as e:
+                res = repr(e)
+            os.write(w, pickle.dumps(res))
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        data = f.read()
+    os.waitpid(pid, 0)
+    return pickle.loads(data) if data else None
+
+
+def test_adopt_policy():
+    kept = Algd("kept", "--engine", "algd")
+    try:
+        tfm, op = hash_op(kept)
+        r = adopt(op, driver="sha256-generic")
+        check("ADOPT where algd keeps every socket (--engine algd): EACCES", r == -errno.EACCES, r)
+        tfm.close()
+    finally:
+        kept.stop()
+    if not ROOT:
+        skip("ADOPT under a driver rule (needs root to run as another uid)")
+        return
+    probe = Algd("probe")
+    try:
+        _, op = hash_op(probe)
+        driver = engine(op)
+    finally:
+        probe.stop()
+    ruled = Algd("ruled", "--alg-allow", f"{driver}=uid:0")
+
+    def attempt():
+        tfm, op = hash_op(ruled)
+        return adopt(op, driver=driver)
+    try:
+        r = as_uid(USER, attempt)
+        check(f"ADOPT with a driver a rule denies the caller ({driver}): EACCES", r == -errno.EACCES, r)
+    finally:
+        ruled.stop()
+
+
+for t in (test_clone_outlives_source, test_adopt_fresh_only, test_adopt_within_sndbuf,
+          test_adopt_driver):
+    algd = Algd(t.__name__)
+    try:
+        t(algd)
+    except Exception as e:
+        check(f"{t.__name__} ran to the end", False, repr(e))
+    check(f"algd survived {t.__name__}", algd.alive())
+    algd.stop()
+try:
+    test_adopt_policy()
+except Exception as e:
+    check("test_adopt_policy ran to the end", False, repr(e))
+subprocess.run(["rm", "-rf", TMP])
+finish()
