@@ -283,12 +283,13 @@ unsigned afalg_tx_poll(const struct alg_sock *op);
 bool afalg_tx_send_ready(const struct afalg_tx *tx, size_t len);
 void afalg_tx_release(struct alg_sock *op);
 
-/* One whole (de)compression into a buffer of its own (*out, to free):
- * -EBADMSG for an invalid stream, -EFBIG for output past
- * AFALG_COMP_OUT_MAX, which is also the most ever allocated for it. */
+/* One whole (de)compression into a buffer of its own (*out, *outlen
+ * bytes, to free and uncharge from mem): -EBADMSG for an invalid stream,
+ * -EFBIG for output past AFALG_COMP_OUT_MAX, which is also the most ever
+ * allocated for it, -ENOMEM past mem's budget (mem NULL: none). */
 #define AFALG_COMP_OUT_MAX (1u << 20)
 int afalg_comp_bounded(struct ualg_tfm *tfm, bool compress, const uint8_t *src, size_t slen,
-		       uint8_t **out, size_t *outlen);
+		       struct ualg_budget *mem, uint8_t **out, size_t *outlen);
 
 extern const struct alg_type afalg_type_hash, afalg_type_skcipher, afalg_type_aead,
 	afalg_type_rng, afalg_type_akcipher, afalg_type_kpp, afalg_type_comp;

@@ -28,6 +28,8 @@ struct comp_ctx {
 
 static void drop_output(struct comp_ctx *c)
 {
+	if (c->out && c->tx.mem)
+		ualg_budget_uncharge(c->tx.mem, c->out_len);
 	ualg_wipe(c->out, c->out_len);
 	free(c->out);
 	c->out = NULL;
@@ -51,7 +53,7 @@ static int comp_send(struct alg_sock *op, const struct afalg_send *s, struct afa
 /* Decompression retries with twice the room while the output does not
  * fit, up to the limit; compression's output always fits its bound. */
 int afalg_comp_bounded(struct ualg_tfm *tfm, bool compress, const uint8_t *src, size_t slen,
-		       uint8_t **out, size_t *outlen)
+		       struct ualg_budget *mem, uint8_t **out, size_t *outlen)
 {
 	size_t cap = compress ? slen + slen / 8 + 1024 : 4 * slen;
 
@@ -60,16 +62,24 @@ int afalg_comp_bounded(struct ualg_tfm *tfm, bool compress, const uint8_t *src, 
 	for (;;) {
 		if (cap > AFALG_COMP_OUT_MAX)
 			cap = AFALG_COMP_OUT_MAX;
-		uint8_t *buf = malloc(cap);
-		if (!buf)
+		if (mem && !ualg_budget_charge(mem, cap))
 			return -ENOMEM;
+		uint8_t *buf = malloc(cap);
 		size_t n = cap;
-		int r = ualg_comp_run(tfm, compress, src, slen, buf, &n);
+		int r = buf ? ualg_comp_run(tfm, compress, src, slen, buf, &n) : -ENOMEM;
 		if (!r) {
+			/* The output is kept, and charged, at its own size. */
+			uint8_t *fit = realloc(buf, n ? n : 1);
+			if (fit)
+				buf = fit;
+			if (mem)
+				ualg_budget_uncharge(mem, cap - n);
 			*out = buf;
 			*outlen = n;
 			return 0;
 		}
+		if (mem)
+			ualg_budget_uncharge(mem, cap);
 		ualg_wipe(buf, cap);
 		free(buf);
 		if (r != -ENOSPC)
@@ -93,7 +103,7 @@ static int comp_recv(struct alg_sock *op, uint8_t *out, size_t len, bool dontwai
 		if (r)
 			return r;
 		r = afalg_comp_bounded(afalg_tfm(op), c->tx.op == ALG_OP_ENCRYPT, data, c->tx.used,
-				       &c->out, &c->out_len);
+				       c->tx.mem, &c->out, &c->out_len);
 		afalg_tx_pull_all(&c->tx);
 		if (r)
 			return r;

@@ -297,14 +297,15 @@ static int comp_run(struct alg_sock *op)
 	struct rfc_op *c = ctx_of(op);
 	uint8_t *out = NULL;
 	size_t n = 0;
-	int r = afalg_comp_bounded(afalg_tfm(op), c->enc, rfc_queue_data(&c->in), c->in.used, &out, &n);
+	int r = afalg_comp_bounded(afalg_tfm(op), c->enc, rfc_queue_data(&c->in), c->in.used, op->mem,
+				   &out, &n);
 
 	rfc_queue_pull(&c->in, c->in.used);
 	c->ended = false;
 	if (r)
 		return r;
 	rfc_queue_free(&c->out);
-	c->out = (struct rfc_queue){ .buf = out, .used = n, .cap = n };
+	c->out = (struct rfc_queue){ .buf = out, .used = n, .cap = n, .mem = op->mem };
 	return 0;
 }
 
@@ -344,9 +345,13 @@ static const struct rfc_ops comp_ops = { comp_write, comp_read };
 
 static const struct rfc_ops *ops_of(const struct alg_sock *sk);
 
+/* The op socket's queues are charged to its owner. */
 static int rfc_accept(struct alg_sock *op, const struct alg_sock *from)
 {
-	(void)op, (void)from;	/* accept_on_op is false */
+	struct rfc_op *c = ctx_of(op);
+
+	(void)from;	/* accept_on_op is false */
+	c->in.mem = c->out.mem = c->ad.mem = op->mem;
 	return 0;
 }
 
@@ -356,7 +361,7 @@ static int rfc_aead_accept(struct alg_sock *op, const struct alg_sock *from)
 	struct rfc_tfm *t = tfm_rfc(op);
 	struct alg_sock *mate = t->unpaired;
 
-	(void)from;
+	rfc_accept(op, from);
 	if (!mate) {
 		t->unpaired = op;
 		return 0;

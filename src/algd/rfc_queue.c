@@ -14,10 +14,19 @@ int rfc_queue_add(struct rfc_queue *q, const uint8_t *data, size_t len)
 		if (q->used + len <= q->cap) {
 			memmove(q->buf, q->buf + q->head, q->used);
 		} else {
-			size_t cap = q->used + len;
-			uint8_t *b = malloc(cap ? cap : 1);
-			if (!b)
+			/* Doubling: a queue filled in parts is copied a
+			 * bounded number of times, and leaves few holes. */
+			size_t cap = q->cap ? q->cap : 4096;
+			while (cap < q->used + len)
+				cap *= 2;
+			if (q->mem && !ualg_budget_charge(q->mem, cap - q->cap))
 				return -ENOMEM;
+			uint8_t *b = malloc(cap);
+			if (!b) {
+				if (q->mem)
+					ualg_budget_uncharge(q->mem, cap - q->cap);
+				return -ENOMEM;
+			}
 			if (q->used)
 				memcpy(b, q->buf + q->head, q->used);
 			ualg_wipe(q->buf, q->cap);
@@ -50,9 +59,11 @@ void rfc_queue_pull(struct rfc_queue *q, size_t n)
 
 void rfc_queue_free(struct rfc_queue *q)
 {
+	if (q->mem)
+		ualg_budget_uncharge(q->mem, q->cap);
 	ualg_wipe(q->buf, q->cap);
 	free(q->buf);
-	*q = (struct rfc_queue){ 0 };
+	*q = (struct rfc_queue){ .mem = q->mem };
 }
 
 int rfc_queue_take(struct rfc_queue *q, uint8_t *out, size_t len)

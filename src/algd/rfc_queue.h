@@ -12,9 +12,11 @@
 struct rfc_queue {
 	uint8_t *buf;
 	size_t head, used, cap;
+	struct ualg_budget *mem;	/* cap is charged here, or NULL */
 };
 
-/* Appends len bytes, growing the buffer: 0 or -ENOMEM. */
+/* Appends len bytes, growing the buffer: 0, or -ENOMEM (also past the
+ * budget). */
 int rfc_queue_add(struct rfc_queue *q, const uint8_t *data, size_t len);
 /* The queued bytes (q->used of them); NULL when none was ever queued. */
 uint8_t *rfc_queue_data(const struct rfc_queue *q);

@@ -20,6 +20,7 @@ sha256 round trips.
 Expected digests come from hashlib.  Timing is reported, and asserted only
 as ratios with wide margins or against generous bounds that catch a stall.
 Prints TAP lines and 'N passed, N failed'."""
+import errno
 import hashlib
 import os
 import resource
@@ -31,6 +32,7 @@ import sys
 import tempfile
 import threading
 import time
+import zlib
 
 ALGD, RING_ATTACK = sys.argv[1], sys.argv[2]
 TMP = None
@@ -418,6 +420,87 @@ def test_memory_budget():
     algd.stop()
 
 
+# ---- finding: RFC queues and unread compression output outside the budget --
+
+RFC_MODE, RFC_LISTEN, RFC_WRITE = 96, 97, 98
+RFC_MORE = 0x1
+
+
+def rfc_fill(path):
+    """One RFC-mode cbc(aes) op socket written full (MSG_MORE, SO_SNDBUF at
+    its largest): (its sockets, bytes queued, the errno that stopped it)."""
+    t = connect(path)
+    r, _ = call(t, RFC_MODE)
+    n = b"cbc(aes)\0"
+    r = r or call(t, BIND, struct.pack("=14sHIII", b"skcipher", 0, 0, 0, len(n)) + n)[0]
+    r = r or call(t, SETSOCKOPT, struct.pack("=iiIIII", SOL_ALG, ALG_SET_KEY, 16, 0, 16, 0) + b"k" * 16)[0]
+    r = r or call(t, RFC_LISTEN)[0]
+    if r:
+        return [t], 0, -r
+    op = accept(t)
+    call(op, SNDBUF, struct.pack("=I", 1 << 30))
+    done = 0
+    while True:
+        r, _ = call(op, RFC_WRITE, struct.pack("=II", RFC_MORE, 60 << 10) + b"\0" * (60 << 10))
+        if r <= 0:
+            return [t, op], done, -r
+        done += r
+
+
+def comp_unread(path, stream):
+    """A deflate op socket whose 1 MiB of output is left unread after a
+    1-byte read: (its sockets, the read's result)."""
+    t = tfm(path, "compression", "deflate")
+    op = accept(t)
+    r, _ = call(op, SEND, struct.pack("=IIII", S_FIRST | S_LAST | S_CTL, 0, 0, 0) + stream)
+    if r != len(stream):
+        return [t, op], r
+    return [t, op], call(op, RECV, struct.pack("=IIII", 0, 1, 1, 0))[0]
+
+
+def test_rfc_and_compress_budget():
+    budget = 16 << 20
+    algd = Algd("rfcmem", "--uid-mem-max", str(budget))
+    base = algd.status("VmRSS")
+    held, total, err = [], 0, 0
+    for _ in range(200):
+        socks, n, err = rfc_fill(algd.path)
+        held += socks
+        total += n
+        if err != EAGAIN:
+            break
+    rss = algd.status("VmRSS")
+    check(f"RFC-mode queues stop at the uid's budget with ENOMEM ({total >> 20} MiB queued, {err})",
+          err == ENOMEM and total <= budget)
+    if not SANITIZED:
+        check(f"... algd's RSS grows by at most the budget plus 16 MiB ({(rss - base) >> 20} MiB)",
+              rss - base <= budget + (16 << 20))
+    for s in held:
+        s.close()
+    algd.stop()
+
+    algd = Algd("compmem", "--uid-mem-max", str(budget))
+    base = algd.status("VmRSS")
+    d = zlib.compressobj(wbits=-15)
+    stream = d.compress(b"\0" * (1 << 20)) + d.flush()
+    held, served, r = [], 0, 0
+    for _ in range(100):
+        socks, r = comp_unread(algd.path, stream)
+        held += socks
+        if r != 1:
+            break
+        served += 1
+    rss = algd.status("VmRSS")
+    check(f"unread compression output stops at the uid's budget with ENOMEM ({served} MiB held, {r})",
+          r == -ENOMEM and served <= budget >> 20)
+    if not SANITIZED:
+        check(f"... algd's RSS grows by at most the budget plus 16 MiB ({(rss - base) >> 20} MiB)",
+              rss - base <= budget + (16 << 20))
+    for s in held:
+        s.close()
+    algd.stop()
+
+
 # ---- finding: a ring's AEAD scratch does not outlive its batch ------------
 
 def test_ring_scratch():
@@ -734,7 +817,7 @@ def main():
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     for t in (test_sndbuf, test_memory_budget, test_ring_scratch, test_key_heap, test_fds,
               test_cq_full, test_ring_lock, test_many_children, test_long_operations,
-              test_offload_turns, test_huge_ring_request, test_multi_user):
+              test_offload_turns, test_huge_ring_request, test_multi_user, test_rfc_and_compress_budget):
         try:
             t()
         except Exception as e:      # a test that cannot run fails, visibly
