@@ -153,6 +153,10 @@ struct alg_sock {
 	 * one reference held; accept() on the socket shares it. */
 	struct ualg_tfm *own_tfm;
 	void *tfm_priv;			/* transform sockets: the type's state (kpp) */
+	/* Transform sockets: the host's requests of this tree running on
+	 * another thread (algd's offload worker), which has the transform to
+	 * itself meanwhile. */
+	unsigned host_busy;
 };
 
 /* The mode of a transform socket or of an op socket's parent. */

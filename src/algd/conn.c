@@ -34,6 +34,38 @@ struct conn *conn_list(void)
 	return conns;
 }
 
+/* The uids with readable connections, the one whose turn it is first. */
+static struct client *turn_head, *turn_tail;
+
+static void turn_append(struct client *cl)
+{
+	cl->turn_next = NULL;
+	if (turn_tail)
+		turn_tail->turn_next = cl;
+	else
+		turn_head = cl;
+	turn_tail = cl;
+	cl->in_turn = true;
+}
+
+/* Its connections all went (client_put()): out of the turns. */
+static void turn_remove(struct client *cl)
+{
+	struct client *prev = NULL;
+
+	if (!cl->in_turn)
+		return;
+	for (struct client *t = turn_head; t != cl; t = t->turn_next)
+		prev = t;
+	if (prev)
+		prev->turn_next = cl->turn_next;
+	else
+		turn_head = cl->turn_next;
+	if (turn_tail == cl)
+		turn_tail = prev;
+	cl->in_turn = false;
+}
+
 struct client *client_get(uid_t uid)
 {
 	struct client *cl;
@@ -65,6 +97,7 @@ void client_put(struct client *cl)
 	/* Its last socket went: so do the instances it built that nothing
 	 * uses any more (as crypto_mod_put() frees an unused module). */
 	ualg_instances_reclaim(cl->uid);
+	turn_remove(cl);
 	for (struct client **p = &clients; *p; p = &(*p)->next)
 		if (*p == cl) {
 			*p = cl->next;
@@ -111,10 +144,72 @@ void conn_rest_drop(struct conn *c)
 	c->rest_len = c->rest_off = 0;
 }
 
+void conn_ready(struct conn *c)
+{
+	struct client *cl = c->cl;
+
+	if (c->ready || c->closed)
+		return;
+	c->ready = true;
+	c->ready_next = NULL;
+	c->ready_prev = cl->ready_tail;
+	if (cl->ready_tail)
+		cl->ready_tail->ready_next = c;
+	else
+		cl->ready_head = c;
+	cl->ready_tail = c;
+	if (!cl->in_turn)
+		turn_append(cl);
+}
+
+static void ready_unlink(struct conn *c)
+{
+	struct client *cl = c->cl;
+
+	if (c->ready_prev)
+		c->ready_prev->ready_next = c->ready_next;
+	else
+		cl->ready_head = c->ready_next;
+	if (c->ready_next)
+		c->ready_next->ready_prev = c->ready_prev;
+	else
+		cl->ready_tail = c->ready_prev;
+	c->ready = false;
+}
+
+/* A uid whose list emptied out of turn leaves the turns when it comes up. */
+struct conn *conn_next_ready(void)
+{
+	while (turn_head) {
+		struct client *cl = turn_head;
+		if (!(turn_head = cl->turn_next))
+			turn_tail = NULL;
+		cl->in_turn = false;
+		struct conn *c = cl->ready_head;
+		if (!c)
+			continue;
+		ready_unlink(c);
+		if (cl->ready_head)
+			turn_append(cl);	/* its next one, after the other uids' */
+		return c;
+	}
+	return NULL;
+}
+
+bool conn_any_ready(void)
+{
+	for (const struct client *cl = turn_head; cl; cl = cl->turn_next)
+		if (cl->ready_head)
+			return true;
+	return false;
+}
+
 void conn_close(struct conn *c)
 {
 	if (c->ring && offload_close_deferred(c))
 		return;
+	if (c->ready)
+		ready_unlink(c);
 	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	afalg_sock_put(c->sk);

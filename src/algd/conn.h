@@ -27,6 +27,11 @@ struct client {
 	unsigned sockets;
 	struct account *acct;	/* the uid's budgets (account.h) */
 	struct client *next;
+	/* Its connections with a frame to read, in the order they became
+	 * readable, and its place in the uids' turns (conn_ready()). */
+	struct conn *ready_head, *ready_tail;
+	struct client *turn_next;
+	bool in_turn;
 };
 
 struct conn {
@@ -61,6 +66,8 @@ struct conn {
 	bool fast_hot;		/* watched while the loop spins */
 	size_t shm_size;
 	struct conn *prev, *next;
+	bool ready;		/* on its client's ready list */
+	struct conn *ready_prev, *ready_next;
 };
 
 /* The epoll set connections are added to; before the first conn_add(). */
@@ -94,6 +101,15 @@ void conn_pause(struct conn *c);
 void conn_resume(struct conn *c);
 /* Frees the connections closed since the last call: after a batch. */
 void conn_free_closed(void);
+
+/* The uids take turns on the event loop: a readable connection is queued
+ * on its uid's list (once), and conn_next_ready() gives the first one of
+ * the uid whose turn it is, so that each uid with work gets one frame
+ * served per round however many connections it keeps busy.  Closing a
+ * connection takes it off its list. */
+void conn_ready(struct conn *c);
+struct conn *conn_next_ready(void);
+bool conn_any_ready(void);
 
 /* Operation sockets of c's transform socket that their client closed are
  * released now, as the kernel releases them within close(): otherwise

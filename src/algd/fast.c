@@ -1,5 +1,6 @@
 /* The shared request page of an op socket (see fast.h). */
 #include "fast.h"
+#include "offload.h"
 #include "log.h"
 #include "msg.h"
 #include "payload.h"
@@ -90,9 +91,10 @@ int fast_kick(struct conn *c, size_t len)
 	return 0;
 }
 
-/* No worker holds c (defensive: no type with a page goes to the offload
- * worker).  A request parked on c does not stop the page, as it does not
- * stop the socket's frames: the page's request may be what it waits for. */
+/* No worker holds c (a request of c on the offload worker: the page's
+ * waits, and is served when c comes back, offload_complete()).  A request
+ * parked on c does not stop the page, as it does not stop the socket's
+ * frames: the page's request may be what it waits for. */
 static bool servable(const struct conn *c)
 {
 	return c->fast && !c->closed && !c->busy;
@@ -121,7 +123,9 @@ int fast_serve(struct dispatcher *d, struct conn *c)
 	struct request req = { 0 };
 	c->fast_serving = true;
 	c->fast_answered = false;
-	int r = dispatch(d, c, d->fastbuf, h.len, &req);
+	/* The worker has the transform: the client sends it on the socket,
+	 * where it joins the worker's queue (offload_wanted()). */
+	int r = offload_tree_busy(c) ? fast_decline(c, h.type) : dispatch(d, c, d->fastbuf, h.len, &req);
 	c->fast_serving = false;
 	ualg_wipe(d->fastbuf, h.len);
 	/* Neither waits (declined before) nor goes unanswered (no

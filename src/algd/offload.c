@@ -2,6 +2,7 @@
  * their completion on the event loop (see offload.h). */
 #include "offload.h"
 #include "account.h"
+#include "fast.h"
 #include "algd_afalg.h"
 #include "kabi.h"
 #include "log.h"
@@ -27,6 +28,7 @@ struct job {
 	uint8_t *frame;
 	size_t len, charged;
 	struct parked *pk;
+	struct alg_sock *tree;	/* the transform socket whose tree it uses (a reference), or NULL */
 	bool ring_wait;		/* the frame is a ring control request (ring.h) */
 	bool ring_close;	/* then the connection closes */
 	enum settle outcome;
@@ -52,28 +54,32 @@ static int efd = -1;
 static bool stopped;	/* offload_drain() was called: nothing more is handed over */
 static struct dispatcher *wd;	/* the worker's: its buffers see the keys */
 
-bool offload_wanted(const struct conn *c, const uint8_t *frame, size_t len)
+static struct alg_sock *tree_of(const struct alg_sock *sk)
 {
-	const struct alg_sock *sk = c->sk;
-	struct ualg_hdr h;
+	return sk->connected ? sk->parent : (struct alg_sock *)sk;
+}
+
+bool offload_tree_busy(const struct conn *c)
+{
+	return c->sk && tree_of(c->sk)->host_busy;
+}
+
+/* An akcipher's or kpp's request whose operation has no small bound. */
+static bool asym_wanted(const struct alg_sock *sk, const struct ualg_hdr *h, const uint8_t *frame,
+			size_t len)
+{
 	struct ualg_sockopt o;
 
-	if (!c->greeted || !sk || !sk->type || afalg_is_rfc(sk) ||
-	    (sk->type != &afalg_type_akcipher && sk->type != &afalg_type_kpp))
-		return false;
-	memcpy(&h, frame, sizeof(h));
-	if (h.flags || h.result)
-		return false;	/* malformed: refused inline */
-	switch (h.type) {
+	switch (h->type) {
 	case UALG_MSG_RECV:
 	case UALG_MSG_RECV_SHM:
 		return sk->connected;	/* the operation runs in the receive */
 	case UALG_MSG_SETSOCKOPT:
 		/* A key (DH: generated when empty) or DH parameters; never by a
 		 * name, whose key store is the event loop's. */
-		if (len < sizeof(h) + sizeof(o))
+		if (len < sizeof(*h) + sizeof(o))
 			return false;
-		memcpy(&o, frame + sizeof(h), sizeof(o));
+		memcpy(&o, frame + sizeof(*h), sizeof(o));
 		if (o.level != KABI_SOL_ALG || o.keyref_err || o.flags)
 			return false;
 		if (sk->type == &afalg_type_akcipher)
@@ -85,8 +91,68 @@ bool offload_wanted(const struct conn *c, const uint8_t *frame, size_t len)
 	}
 }
 
+/* A data request: how many bytes its operation may run over (a receive's
+ * whole buffer, a SEND_SHM's range; an inline SEND's data is a frame's at
+ * most), or -1 for any other request or one that does not parse (refused
+ * inline). */
+static int64_t data_bytes(const struct ualg_hdr *h, const uint8_t *frame, size_t len)
+{
+	const uint8_t *body = frame + sizeof(*h);
+	const size_t blen = len - sizeof(*h);
+	struct ualg_recv rv;
+	struct ualg_send sd;
+	struct ualg_shm_ref ref;
+
+	switch (h->type) {
+	case UALG_MSG_SEND:
+		return (int64_t)blen;
+	case UALG_MSG_RECV:
+	case UALG_MSG_RECV_SHM:
+		if (blen < sizeof(rv))
+			return -1;
+		memcpy(&rv, body, sizeof(rv));
+		return rv.total > rv.len ? rv.total : rv.len;
+	case UALG_MSG_SEND_SHM:
+		if (blen < sizeof(sd))
+			return -1;
+		memcpy(&sd, body, sizeof(sd));
+		if (sd.ivlen > UALG_IV_MAX || blen != sizeof(sd) + sd.ivlen + sizeof(ref))
+			return -1;
+		memcpy(&ref, body + sizeof(sd) + sd.ivlen, sizeof(ref));
+		return ref.len > INT64_MAX ? INT64_MAX : (int64_t)ref.len;
+	default:
+		return -1;
+	}
+}
+
+bool offload_wanted(const struct conn *c, const uint8_t *frame, size_t len)
+{
+	const struct alg_sock *sk = c->sk;
+	struct ualg_hdr h;
+
+	if (!c->greeted || !sk || !sk->type || afalg_is_rfc(sk))
+		return false;
+	memcpy(&h, frame, sizeof(h));
+	if (h.flags || h.result)
+		return false;	/* malformed: refused inline */
+	if (sk->type == &afalg_type_akcipher || sk->type == &afalg_type_kpp)
+		return asym_wanted(sk, &h, frame, len);
+	/* A ring's requests are its own (ring.h). */
+	const int64_t bytes = sk->connected && !c->ring ? data_bytes(&h, frame, len) : -1;
+	if (bytes < 0)
+		return false;
+	/* A hash's receive only finalises. */
+	const bool recv = h.type == UALG_MSG_RECV || h.type == UALG_MSG_RECV_SHM;
+	return tree_of(sk)->host_busy ||
+	       (bytes > OFFLOAD_QUANTUM_BYTES && !(recv && sk->type == &afalg_type_hash));
+}
+
 static void job_free(struct job *j)
 {
+	if (j->tree) {
+		j->tree->host_busy--;
+		afalg_sock_put(j->tree);
+	}
 	if (j->frame) {
 		ualg_wipe(j->frame, j->len);
 		free(j->frame);
@@ -234,6 +300,12 @@ static int submit(struct conn *c, const uint8_t *frame, size_t len, struct parke
 		}
 		memcpy(j->frame, frame, len);
 	}
+	if (!ring_wait && c->sk) {
+		/* Its transform is the worker's until the job is done. */
+		j->tree = tree_of(c->sk);
+		j->tree->ref++;
+		j->tree->host_busy++;
+	}
 	start(j);
 	return 0;
 }
@@ -317,6 +389,9 @@ void offload_complete(struct dispatcher *d)
 		conn_resume(c);
 		if (outcome == SETTLE_RETRY && !c->closed && !c->busy && c->parked)
 			wait_retry(d, c);	/* may hand it over again */
+		/* A request its page got meanwhile (fast.c left it there). */
+		if (c->fast && !c->closed && !c->busy && fast_serve(d, c) < 0)
+			conn_close(c);
 	}
 	/* They look again at their children. */
 	while (nwaiting)

@@ -1,8 +1,9 @@
 /* Requests whose cost has no small bound (an akcipher's or kpp's
  * operation: an RSA private key operation, a DH key generation or shared
- * secret with an 8192-bit group take a tenth of a second and more) run on
- * the offload worker, a thread of its own, so that the event loop keeps
- * serving every other connection meanwhile.
+ * secret with an 8192-bit group take a tenth of a second and more), and
+ * transfers larger than a quantum (a 1 MiB SEND_SHM into cmac(des3_ede)
+ * takes 40 ms), run on the offload worker, a thread of its own, so that
+ * the event loop keeps serving every other connection meanwhile.
  *
  * The connection is busy while its request runs (conn_pause()): out of the
  * epoll set, so its next frames, whichever process sharing the socket sent
@@ -16,8 +17,9 @@
  *
  * One worker serves every connection, so two of these operations never run
  * at once: operation sockets of one transform socket share its key, and
- * nothing else of algd touches a busy connection.  The uids with requests
- * waiting take turns, oldest request first within a uid.
+ * nothing else of algd touches a busy connection, nor the transform of a
+ * tree with a request on the worker.  The uids with requests waiting take
+ * turns, oldest request first within a uid.
  *
  * The worker also waits, in the event loop's stead, for a ring's worker to
  * let go of the ring's lock (offload_ring_wait()). */
@@ -46,8 +48,18 @@ bool offload_close_deferred(struct conn *c);
  * the first request is handed over. */
 void offload_set_owner(uid_t uid);
 
-/* The frame (len bytes, a whole frame) is one for the worker. */
+/* The frame (len bytes, a whole frame) is one for the worker: an
+ * akcipher's or kpp's operation; a transfer of more than
+ * OFFLOAD_QUANTUM_BYTES (SEND_SHM, RECV_SHM, a receive whose operation
+ * may run over that much); or any data request of a transform socket's
+ * tree that has a request on the worker already, since the worker has the
+ * transform to itself until that one is done. */
+#define OFFLOAD_QUANTUM_BYTES (64u << 10)
 bool offload_wanted(const struct conn *c, const uint8_t *frame, size_t len);
+
+/* A request of c's tree is on the worker: the event loop must not touch
+ * its transform (fast.c declines the shared page's requests meanwhile). */
+bool offload_tree_busy(const struct conn *c);
 
 /* Hands c's request to the worker: the frame (copied, charged to the
  * client's memory budget, ENOMEM past it as a parked request), or, with

@@ -120,9 +120,11 @@ static int confine(const struct server_opts *opts)
 
 /* Busy-polls until the dispatcher's deadline (dispatch.h), serving the
  * shared pages of the connections it served meanwhile (fast.h), then
- * sleeps. */
+ * sleeps; never while connections wait for their turn. */
 static int next_events(struct epoll_event *evs, int max)
 {
+	if (conn_any_ready())
+		return epoll_wait(epfd, evs, max, 0);
 	while (disp.spin_until) {
 		int n = epoll_wait(epfd, evs, max, 0);
 		if (n != 0)
@@ -135,6 +137,64 @@ static int next_events(struct epoll_event *evs, int max)
 			disp.spin_until = 0;
 	}
 	return epoll_wait(epfd, evs, max, -1);
+}
+
+/* How long the loop serves frames before it looks for new events: a uid
+ * that becomes ready waits at most this, plus one frame of each other
+ * uid with work. */
+#define SERVE_ROUND_US 1000
+
+/* One frame of each uid with readable connections in turn (conn.h), until
+ * none has any or the round is over; epoll reports again whatever is left
+ * unread. */
+static void serve_turns(void)
+{
+	const uint64_t until = now_us() + SERVE_ROUND_US;
+	struct conn *c;
+
+	while ((c = conn_next_ready())) {
+		if (!c->closed && !c->busy)
+			dispatch_readable(&disp, c);
+		if (now_us() >= until)
+			break;
+	}
+}
+
+/* epoll_wait()'s array, and how many more times it is filled before the
+ * connections it found are served: enough for every fd algd may hold. */
+#define EVENTS_MAX 256
+#define EVENTS_ROUNDS_MAX 64
+
+/* What is not a connection is handled now; a connection's input is queued
+ * for its uid's turn (conn_ready()). */
+static void queue_events(const struct epoll_event *evs, int n, int lfd, int sfd, bool *running)
+{
+	for (int i = 0; i < n; i++) {
+		void *tag = evs[i].data.ptr;
+		if (tag == &conn_listener_tag) {
+			on_listener(lfd);
+		} else if (tag == &conn_offload_tag) {
+			offload_complete(&disp);
+		} else if (tag == &conn_signal_tag) {
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo != SIGHUP)
+					*running = false;
+				else if (config_reload())
+					algd_log(LOG_WARNING, "configuration not reloaded; old settings kept");
+				else
+					log_verbose(0, "configuration reloaded");
+			}
+		} else {
+			struct conn *c = tag;
+			if (c->closed || c->busy)
+				continue;
+			if (evs[i].events & EPOLLIN)
+				conn_ready(c);
+			else
+				conn_close(c);	/* HUP or error with nothing to read */
+		}
+	}
 }
 
 int server_run(const struct server_opts *opts)
@@ -194,37 +254,19 @@ int server_run(const struct server_opts *opts)
 	}
 	log_verbose(1, "listening on %s", lpath);
 
+	static struct epoll_event evs[EVENTS_MAX];
 	for (bool running = true; running;) {
-		struct epoll_event evs[64];
-		int n = next_events(evs, 64);
+		int n = next_events(evs, EVENTS_MAX);
 		if (n < 0 && errno != EINTR)
 			break;
-		for (int i = 0; i < n; i++) {
-			void *tag = evs[i].data.ptr;
-			if (tag == &conn_listener_tag) {
-				on_listener(lfd);
-			} else if (tag == &conn_offload_tag) {
-				offload_complete(&disp);
-			} else if (tag == &conn_signal_tag) {
-				struct signalfd_siginfo si;
-				while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-					if (si.ssi_signo != SIGHUP)
-						running = false;
-					else if (config_reload())
-						algd_log(LOG_WARNING, "configuration not reloaded; old settings kept");
-					else
-						log_verbose(0, "configuration reloaded");
-				}
-			} else {
-				struct conn *c = tag;
-				if (c->closed || c->busy)
-					continue;
-				if (evs[i].events & EPOLLIN)
-					dispatch_readable(&disp, c);
-				else
-					conn_close(c);	/* HUP or error with nothing to read */
-			}
+		/* Every ready connection is queued before any is served, so that
+		 * a uid's turn does not wait on how many another keeps ready. */
+		for (unsigned more = 0; n == EVENTS_MAX && more < EVENTS_ROUNDS_MAX; more++) {
+			queue_events(evs, n, lfd, sfd, &running);
+			n = epoll_wait(epfd, evs, EVENTS_MAX, 0);
 		}
+		queue_events(evs, n, lfd, sfd, &running);
+		serve_turns();
 		conn_free_closed();
 	}
 	offload_drain(&disp);

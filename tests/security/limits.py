@@ -45,7 +45,7 @@ SANITIZED = "ASAN_OPTIONS" in os.environ    # make check-asan
 
 HDR = struct.Struct("=IHHiI")
 HELLO, BIND, SETSOCKOPT, ACCEPT, SEND, RECV = 1, 2, 3, 4, 5, 6
-DESCRIBE, SNDBUF, SHM_SETUP = 64, 65, 66
+DESCRIBE, SNDBUF, SHM_SETUP, SEND_SHM = 64, 65, 66, 67
 S_MORE, S_DONTWAIT, S_FIRST, S_LAST, S_CTL, S_IV = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
 SOL_ALG, ALG_SET_KEY = 279, 1
 EAGAIN, ENOMEM, EMFILE = 11, 12, 24
@@ -501,6 +501,58 @@ def test_rfc_and_compress_budget():
     algd.stop()
 
 
+# ---- finding: one uid's many busy connections stalled every other uid -----
+
+# Keeps n cmac(des3_ede) op sockets of one transform busy for secs
+# seconds: on each, with a payload area of its own, a 1 MiB SEND_SHM (40 ms
+# of algd's time) queued before any reply is read.
+HOG_CLIENT = r"""
+path, n, secs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+t = tfm(path, "hash", "cmac(des3_ede)", bytes(range(24)))
+ops = []
+for i in range(n):
+    op = accept(t)
+    op.send(frame(SHM_SETUP))
+    data, fds, _, _ = socket.recv_fds(op, 64, 1)
+    os.close(fds[0])
+    ops.append(op)
+body = struct.pack("=IIII", S_FIRST | S_LAST | S_MORE, 0, 0, 0) + struct.pack("=QQ", 0, 1 << 20)
+print("ready", len(ops), flush=True)
+end, rounds, bad = time.monotonic() + secs, 0, 0
+while time.monotonic() < end:
+    for op in ops:
+        op.send(frame(SEND_SHM, body))
+    for op in ops:
+        bad += HDR.unpack(op.recv(64)[:HDR.size])[3] != 1 << 20
+    rounds += 1
+print("result", len(ops), rounds, bad, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_turns():
+    """Finding: the loop served readable connections in arrival order and
+    each frame whole, so one uid's busy connections made another's round
+    trip take seconds."""
+    if not ROOT:
+        skip("one uid's busy connections against another's round trips (needs root)")
+        return
+    algd = Algd("turns")
+    hog = child(algd.path, ATTACKER, HOG_CLIENT, 48, 15)
+    ready = result_of(hog, 120)
+    victim = child(algd.path, VICTIM, VICTIM_CLIENT, 300)
+    res = result_of(victim, 300)
+    hogged = result_of(hog, 120)
+    finish(victim)
+    finish(hog)
+    print(f"# {ready}; the victim's 300 round trips of 64 B sha256 meanwhile: worst {res[2] if len(res) > 2 else '?'} s; "
+          f"the hog's op sockets, rounds and failed sends: {hogged}")
+    check(f"another uid's 300 sha256 round trips beside 48 busy 1 MiB SEND_SHM, all right, worst under 0.5 s ({res})",
+          ready == "ready 48" and len(res) == 5 and res[:2] == ["300", "0"] and float(res[2]) < 0.5)
+    check(f"... while the busy uid's sends all succeed ({hogged})", len(hogged) == 3 and hogged[2] == "0")
+    algd.stop()
+
+
 # ---- finding: a ring's AEAD scratch does not outlive its batch ------------
 
 def test_ring_scratch():
@@ -817,7 +869,8 @@ def main():
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     for t in (test_sndbuf, test_memory_budget, test_ring_scratch, test_key_heap, test_fds,
               test_cq_full, test_ring_lock, test_many_children, test_long_operations,
-              test_offload_turns, test_huge_ring_request, test_multi_user, test_rfc_and_compress_budget):
+              test_offload_turns, test_huge_ring_request, test_multi_user, test_rfc_and_compress_budget,
+              test_turns):
         try:
             t()
         except Exception as e:      # a test that cannot run fails, visibly
