@@ -56,6 +56,11 @@ static int engine_setauthsize(struct alg_sock *tfm, unsigned authsize)
 	return afalg_setsockopt(tfm, KABI_SOL_ALG, ALG_SET_AEAD_AUTHSIZE, &v);
 }
 
+static bool engine_busy(const struct alg_sock *tfm)
+{
+	return tfm->children != tfm->nokey_children;
+}
+
 static int engine_accept(struct alg_sock *sk, struct alg_sock **op)
 {
 	return afalg_accept(sk, op);
@@ -73,11 +78,12 @@ static void engine_put(struct alg_sock *sk)
 	pthread_mutex_unlock(&registry);
 }
 
-EXPORT const struct ualg_engine ualg_engine_v1 = {
+EXPORT const struct ualg_engine ualg_engine_v2 = {
 	.init = engine_init,
 	.bind = engine_bind,
 	.setkey = engine_setkey,
 	.setauthsize = engine_setauthsize,
+	.busy = engine_busy,
 	.accept = engine_accept,
 	.send = afalg_send,
 	.recv = afalg_recv,

@@ -12,7 +12,7 @@
 
 #include "afalg.h"
 
-#define UALG_ENGINE_SYMBOL "ualg_engine_v1"
+#define UALG_ENGINE_SYMBOL "ualg_engine_v2"
 #define UALG_ENGINE_FILE "libualg-engine.so"
 
 struct ualg_engine {
@@ -25,6 +25,10 @@ struct ualg_engine {
 	 * ALG_SET_AEAD_AUTHSIZE's optlen. */
 	int (*setkey)(struct alg_sock *tfm, const uint8_t *key, size_t len);
 	int (*setauthsize)(struct alg_sock *tfm, unsigned authsize);
+	/* An option set on the transform socket now would be EBUSY: one of
+	 * its op sockets has used the key (the kernel's refcnt against
+	 * nokey_refcnt). */
+	bool (*busy)(const struct alg_sock *tfm);
 	int (*accept)(struct alg_sock *sk, struct alg_sock **op);
 	int (*send)(struct alg_sock *op, const struct afalg_send *s, struct afalg_progress *p);
 	int (*recv)(struct alg_sock *op, uint8_t *out, size_t len, bool dontwait, bool *trunc,

@@ -31,7 +31,7 @@ static bool kept_here(const struct ualg_alg *alg)
  * algorithm.  NULL: the socket stays here. */
 static struct ualg_alg *inproc_driver(const struct alg_sock *op)
 {
-	if (!op->connected || op->nokey || afalg_is_rfc(op) || ualg_fips_enabled())
+	if (!op->connected || afalg_is_rfc(op) || ualg_fips_enabled())
 		return NULL;
 	const struct ualg_tfm *tfm = afalg_tfm(op);
 	struct ualg_alg *alg = tfm->alg;
@@ -55,7 +55,8 @@ int engine_ctl_info(const struct alg_sock *op, struct ualg_engine_info *out)
 	if (!drv)
 		return 0;
 	const struct ualg_tfm *tfm = afalg_tfm(op);
-	out->flags = UALG_ENGINE_INPROC | (ualg_tfm_has_setkey(tfm) ? UALG_ENGINE_TAKES_KEY : 0);
+	out->flags = UALG_ENGINE_INPROC | (ualg_tfm_has_setkey(tfm) ? UALG_ENGINE_TAKES_KEY : 0) |
+		     (tfm->need_key ? UALG_ENGINE_NOKEY : 0);
 	out->authsize = op->type->alg_type == UALG_ALG_AEAD ? tfm->authsize : 0;
 	snprintf((char *)out->type, sizeof(out->type), "%s", op->type->name);
 	snprintf(out->driver, sizeof(out->driver), "%s", drv->driver);

@@ -224,6 +224,10 @@ struct ualg_sndbuf {
  * transforms whose key it was handed by value. */
 #define UALG_ENGINE_INPROC 0x1u
 #define UALG_ENGINE_TAKES_KEY 0x2u	/* the algorithm has a key (set or not) */
+/* The transform has no key yet: the program serves the socket keyless
+ * (ENOKEY until a key), and a key it then sets by value keys its own
+ * transform too, as the kernel's op sockets accepted before the key. */
+#define UALG_ENGINE_NOKEY 0x4u
 struct ualg_engine_info {
 	uint32_t flags;		/* UALG_ENGINE_* */
 	uint32_t authsize;	/* aead: the transform's tag length */

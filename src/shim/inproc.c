@@ -63,6 +63,11 @@ struct inproc_op {
 
 static const struct ualg_engine *eng;
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+/* This thread is inside the engine: an AF_ALG socket it opens now comes
+ * from a library the engine called (OpenSSL with its afalg ENGINE as the
+ * program's default for a cipher routes the engine's own cipher there),
+ * and stays in algd, so that the engine never calls itself. */
+static _Thread_local unsigned in_engine;
 static pthread_mutex_t ops_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct inproc_op *ops;
 
@@ -95,7 +100,9 @@ static void load(void)
 		debug(dlerror(), ENOENT);
 		return;
 	}
+	in_engine++;
 	int r = e->init();
+	in_engine--;
 	if (r) {
 		debug("core", -r);
 		return;
@@ -111,6 +118,8 @@ static bool loaded(void)
 }
 
 /* ---- the transform socket ------------------------------------------- */
+
+static void handover(struct inproc_tfm *tree);
 
 static void tfm_put(struct inproc_tfm *t)
 {
@@ -200,8 +209,34 @@ void inproc_keyed(int fd, struct afd *a, const uint8_t *key, size_t len)
 	t->key_gen = gen;
 	/* A key by reference (or one we could not keep) stays in algd. */
 	t->keysrc = copy ? KEY_VALUE : KEY_REF;
-	drop_twin(t);
+	/* Op sockets accepted before it see it, as in the kernel: the twin
+	 * they use takes it (algd allowed the key, so none has used a key
+	 * yet); where it cannot, they go to algd, which has it. */
+	bool moved = false;
+	in_engine++;
+	const bool keyed = t->twin && copy && !eng->setkey(t->twin, copy, len);
+	in_engine--;
+	if (t->twin && !keyed) {
+		drop_twin(t);
+		moved = true;
+	}
 	pthread_mutex_unlock(&t->lock);
+	if (moved)
+		handover(t);
+}
+
+/* setsockopt() on the transform socket: EBUSY first, as alg_setsockopt()
+ * answers it, when an op socket served here has used the key (algd does
+ * not see those). */
+bool inproc_tfm_busy(struct afd *a)
+{
+	struct inproc_tfm *t = a->ipt;
+	if (!t)
+		return false;
+	pthread_mutex_lock(&t->lock);
+	const bool busy = t->twin && eng->busy(t->twin);
+	pthread_mutex_unlock(&t->lock);
+	return busy;
 }
 
 void inproc_authsize(struct afd *a, unsigned authsize)
@@ -218,20 +253,23 @@ void inproc_authsize(struct afd *a, unsigned authsize)
 
 static int build_twin(struct inproc_tfm *t, const struct ualg_engine_info *info)
 {
-	int r;
+	int r = 0;
+	in_engine++;
 	struct alg_sock *sk = eng->bind((const char *)info->type, info->driver, &r);
+	if (sk && t->keysrc == KEY_VALUE)
+		r = eng->setkey(sk, t->key, t->keylen);
+	if (sk && !r && info->authsize)
+		r = eng->setauthsize(sk, info->authsize);
+	in_engine--;
 	if (!sk)
 		return r;
-	if (t->keysrc == KEY_VALUE && (r = eng->setkey(sk, t->key, t->keylen)))
-		goto fail;
-	if (info->authsize && (r = eng->setauthsize(sk, info->authsize)))
-		goto fail;
+	if (r) {
+		eng->put(sk);
+		return r;
+	}
 	t->twin = sk;
 	snprintf(t->driver, sizeof(t->driver), "%s", info->driver);
 	return 0;
-fail:
-	eng->put(sk);
-	return r;
 }
 
 /* ---- op sockets ----------------------------------------------------- */
@@ -261,7 +299,7 @@ static struct inproc_op *op_new(struct inproc_tfm *t, struct alg_sock *op)
 
 void inproc_accepted(struct afd *parent, int newfd, struct afd *a)
 {
-	if (!wanted() || parent->rfc || parent->nl_peer >= 0)
+	if (!wanted() || parent->rfc || parent->nl_peer >= 0 || in_engine)
 		return;
 	struct alg_sock *op = NULL;
 	struct inproc_tfm *t;
@@ -287,8 +325,10 @@ void inproc_accepted(struct afd *parent, int newfd, struct afd *a)
 		    !(info.flags & UALG_ENGINE_INPROC) || !loaded())
 			return;
 		/* A key: only the one this process set, still in force (not
-		 * one another process sharing the transform set since). */
-		if ((info.flags & UALG_ENGINE_TAKES_KEY) &&
+		 * one another process sharing the transform set since); or
+		 * none yet, which this process may set by value later. */
+		const bool keyless = (info.flags & UALG_ENGINE_NOKEY) && t->keysrc == KEY_NONE;
+		if ((info.flags & UALG_ENGINE_TAKES_KEY) && !keyless &&
 		    (t->keysrc != KEY_VALUE || t->key_gen != info.key_gen))
 			return;
 		info.type[sizeof(info.type) - 1] = 0;
@@ -376,8 +416,10 @@ static int run(int fd, struct afd *a, struct inproc_op *o, struct call *c)
 			pthread_mutex_unlock(&t->lock);
 			return c->p.done ? (int)c->p.done : INPROC_MOVED;
 		}
+		in_engine++;
 		r = c->kind == WAIT_SEND ? eng->send(o->op, c->s, &c->p)
 					 : eng->recv(o->op, c->out, c->len, c->dontwait, &c->trunc, &c->p);
+		in_engine--;
 		if (r != AFALG_WAIT)
 			break;
 		if (shim_nonblocking(fd, a)) {	/* asked only where it would wait */
@@ -552,11 +594,13 @@ static int adopt(struct inproc_op *o, struct afd *a, int fd)
 	return r;
 }
 
-/* Moves every in-process op socket to algd (fork, exec).  One that cannot
- * move (algd gone) stays here: the process goes on with its own copy.
- * The sockets' references are dropped once ops_lock is released: a last
- * one (the fd closed meanwhile) releases the socket, which takes it. */
-void inproc_handover_all(void)
+/* Moves the in-process op sockets of tree only (NULL: all of them) to
+ * algd: at fork and exec, or when their transform gets a key this process
+ * does not hold.  One that cannot move (algd gone) stays here: the process
+ * goes on with its own copy.  The sockets' references are dropped once
+ * ops_lock is released: a last one (the fd closed meanwhile) releases the
+ * socket, which takes it. */
+static void handover(struct inproc_tfm *tree)
 {
 	pthread_mutex_lock(&ops_lock);
 	size_t n = 0, held = 0;
@@ -565,6 +609,8 @@ void inproc_handover_all(void)
 	struct afd **hold = n ? malloc(n * sizeof(*hold)) : NULL;
 	for (struct inproc_op *o = ops; o && hold; o = o->next) {
 		struct inproc_tfm *t = o->t;
+		if (tree && t != tree)
+			continue;
 		pthread_mutex_lock(&t->lock);
 		int fd = o->op ? afd_find_fd_of_ipo(o) : -1;
 		struct afd *a = fd >= 0 ? afd_get(fd) : NULL;
@@ -585,6 +631,11 @@ void inproc_handover_all(void)
 	for (size_t i = 0; i < held; i++)
 		afd_put(hold[i]);
 	free(hold);
+}
+
+void inproc_handover_all(void)
+{
+	handover(NULL);
 }
 
 /* The socket's last fd here closed. */

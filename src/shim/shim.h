@@ -274,6 +274,7 @@ void inproc_init(void);
 void inproc_bound(struct afd *a);
 void inproc_keyed(int fd, struct afd *a, const uint8_t *key, size_t len);	/* key NULL: by reference */
 void inproc_authsize(struct afd *a, unsigned authsize);
+bool inproc_tfm_busy(struct afd *a);
 void inproc_accepted(struct afd *parent, int newfd, struct afd *a);
 ssize_t inproc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, size_t total,
 		    const struct shim_ctl *ctl, int flags);

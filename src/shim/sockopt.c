@@ -80,6 +80,8 @@ int alg_tfm_setsockopt(int fd, struct afd *a, int level, int optname, const void
 		return sol_socket(fd, a, optname, val, len);
 	if ((int)len < 0)
 		return fail(EINVAL);
+	if (inproc_tfm_busy(a))
+		return fail(EBUSY);
 	struct ualg_sockopt o = { level, optname, len, 0, 0, 0 };
 	uint8_t *buf = NULL;
 	/* Only a key is copied in by the kernel, and only after its checks:

@@ -365,12 +365,48 @@ static void test_cipher_page(void)
 	close(c);
 }
 
+/* An op socket accepted before its transform has a key, as OpenSSL's
+ * afalg engine makes them; then the key (tfm: the transform socket). */
+static int op_socket_key_after(int *tfm)
+{
+	int t, fd = afalg_op_socket("skcipher", "cbc(aes)", NULL, 0, &t);
+	if (fd >= 0 && setsockopt(t, SOL_ALG, ALG_SET_KEY, k1, 16)) {
+		close(fd);
+		fd = -1;
+	}
+	if (tfm && fd >= 0)
+		*tfm = t;
+	else if (t >= 0)
+		close(t);
+	return fd;
+}
+
+/* Accept before the key: ENOKEY until the key is set, then the key's
+ * ciphertext; once the op socket has used the key, another key on the
+ * transform socket is EBUSY, as alg_setsockopt() answers. */
+static void test_key_after_accept(void)
+{
+	int t, fd = afalg_op_socket("skcipher", "cbc(aes)", NULL, 0, &t);
+	ok(fd >= 0 && send_op(fd, pt1, 16, 0) < 0 && errno == ENOKEY,
+	   "accept before the key: a send before the key is ENOKEY");
+	ok(!setsockopt(t, SOL_ALG, ALG_SET_KEY, k1, 16), "... the key is set while an op socket exists");
+	uint8_t out[16];
+	ok(send_op(fd, pt1, 16, 0) == 16 && read(fd, out, 16) == 16 && !memcmp(out, ct1, 16),
+	   "... and the op socket encrypts with it (RFC 3602 case 1)");
+	ok(setsockopt(t, SOL_ALG, ALG_SET_KEY, k1, 16) < 0 && errno == EBUSY,
+	   "... after which another key is EBUSY");
+	close(fd);
+	ok(!setsockopt(t, SOL_ALG, ALG_SET_KEY, k1, 16), "... and allowed again once it is closed");
+	close(t);
+}
+
 /* --loop-cbc N: N cbc(aes) operations of one block, one sendmsg() and
- * one read() each; every block checked (RFC 3602 case 1). */
-static int loop_cbc(long n)
+ * one read() each; every block checked (RFC 3602 case 1).  --loop-cbc-late:
+ * the same on an op socket accepted before the key. */
+static int loop_cbc(long n, bool key_after)
 {
 	uint8_t out[16];
-	int fd = op_socket("skcipher", "cbc(aes)", k1, 16);
+	int fd = key_after ? op_socket_key_after(NULL) : op_socket("skcipher", "cbc(aes)", k1, 16);
 	for (long i = 0; fd >= 0 && i < n; i++)
 		if (send_op(fd, pt1, 16, 0) != 16 || read(fd, out, 16) != 16 || memcmp(out, ct1, 16))
 			return 1;
@@ -399,7 +435,9 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--loop"))
 		return loop(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "--loop-cbc"))
-		return loop_cbc(atol(argv[2]));
+		return loop_cbc(atol(argv[2]), false);
+	if (argc == 3 && !strcmp(argv[1], "--loop-cbc-late"))
+		return loop_cbc(atol(argv[2]), true);
 	setvbuf(stdout, NULL, _IONBF, 0);
 	test_fork();
 	test_exec(argv[0]);
@@ -408,6 +446,7 @@ int main(int argc, char **argv)
 	test_efault();
 	test_shared_page();
 	test_cipher_page();
+	test_key_after_accept();
 	test_own_segv();
 	return tap_done();
 }

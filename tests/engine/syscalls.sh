@@ -4,7 +4,8 @@
 # operations, one write and one read each; --loop-cbc: one-block cbc(aes)
 # operations, one sendmsg and one read each; two emulated calls per
 # operation), at two lengths; the difference divided by the difference in
-# calls is what one call costs.
+# calls is what one call costs (--loop-cbc-late: the cbc loop on an op
+# socket accepted before its key).
 #
 # Prints "T per call: S sent, R received, W waiting, O other (A system
 # calls for 200 operations, B for 2200)": S and R are the successful
@@ -16,7 +17,7 @@
 # when algd was not polling), and with UALG_POLL_US=0 one send per call
 # and, for the hash, one receive per operation (a hash write's success
 # has no reply).  The best of three runs is printed.
-#   usage: syscalls.sh UALG-RUN ENGINE-TEST [--loop | --loop-cbc]
+#   usage: syscalls.sh UALG-RUN ENGINE-TEST [--loop | --loop-cbc | --loop-cbc-late]
 set -u
 run=$1 prog=$2 loop=${3:---loop}
 calls() {	# ops -> "total sent received waiting"

@@ -279,6 +279,10 @@ static int evp_ctx_key(struct evp_ctx *c, const struct evp_family *fam,
 	if (!name)
 		return -EINVAL;
 	EVP_CIPHER *cipher = EVP_CIPHER_fetch(NULL, name, NULL);
+	if (cipher && ualg_openssl_engine_routed(cipher)) {
+		EVP_CIPHER_free(cipher);
+		return -EBUSY;
+	}
 	EVP_CIPHER_CTX *enc = EVP_CIPHER_CTX_new(), *dec = EVP_CIPHER_CTX_new();
 	/* The key length first, for the ciphers that take several. */
 	int ok = cipher && enc && dec &&

@@ -6,6 +6,15 @@
 
 #include "../crypto.h"
 
+#include <openssl/evp.h>
+
+/* OpenSSL hands a cipher to an ENGINE set as the default for it even when
+ * it was fetched from a provider (openssl_engine.c).  In a program whose
+ * OpenSSL uses its afalg ENGINE so, that would bring the in-process
+ * engine's own cipher back to AF_ALG: a mode driver refuses such a key
+ * (EBUSY), and the socket stays in algd, which loads no ENGINE. */
+bool ualg_openssl_engine_routed(const EVP_CIPHER *cipher);
+
 int ualg_openssl_register(void);
 int ualg_openssl_register_aead(void);	/* openssl_aead.c */
 int ualg_openssl_register_rng(void);	/* openssl_rng.c */
