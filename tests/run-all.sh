@@ -113,7 +113,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO" || exit 1
 RUN="$B/src/tools/ualg-run"
 T=$(mktemp -d "${TMPDIR:-/tmp}/ualg-check.XXXXXX")
-passed=0 failed=0
+passed=0 failed=0 skips=0
 
 # As root, algd runs as it would be deployed: as its own user (nobody here).
 # UALG_ALGD_OPTS adds options (check-asan: --no-seccomp).
@@ -129,6 +129,16 @@ result() {	# name status
 	else failed=$((failed + 1)); echo "not ok - $1"; fi
 }
 
+# A check this run cannot make (not root, no strace, ...): counted apart,
+# so that the summary shows what was not checked.
+skip() {	# why
+	skips=$((skips + 1)); echo "# skipped: $1"
+}
+# The checks a suite's output says it could not make.
+count_skips() {	# file
+	skips=$((skips + $(grep -cE '^# skipped|^1\.\.0 # SKIP' "$1")))
+}
+
 # A sub-suite with its own "N passed, N failed" line adds its counts.
 suite() {	# name command...
 	local name=$1; shift
@@ -136,6 +146,7 @@ suite() {	# name command...
 	"$@" > "$T/out" 2>&1
 	local rc=$? line
 	sed 's/^/    /' "$T/out"
+	count_skips "$T/out"
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$T/out" | tail -n 1)
 	if [ -n "$line" ]; then
 		set -- $line
@@ -153,6 +164,7 @@ tap() {	# title file command...
 	echo "# $title (TAP)"
 	"$@" > "$out" 2>&1
 	sed 's/^/    /' "$out"
+	count_skips "$out"
 	passed=$((passed + $(grep -c '^ok ' "$out"))); failed=$((failed + $(grep -c '^not ok ' "$out")))
 	grep -q '^1\.\.' "$out" || result "$title ran to the end" 1
 }
@@ -382,7 +394,7 @@ suite_dpkg_root() {
 	if ! have_debhelper; then
 		result "debhelper installed (apt-get install debhelper)" 1
 	elif [ "$(id -u)" != 0 ] || ! unshare --mount true 2>/dev/null; then
-		echo "# skipped: dpkg -i in a throwaway root needs root and mount namespaces (unshare --mount)"
+		skip "dpkg -i in a throwaway root needs root and mount namespaces (unshare --mount)"
 	else
 		ls "$T"/deb/ualg_*.deb > /dev/null 2>&1 || bash tests/deploy/deb.sh "$T/deb" > "$T/deb.log" 2>&1 ||
 			{ sed 's/^/    /' "$T/deb.log"; result "Debian packages built for dpkg-root.sh" 1; return; }
@@ -464,9 +476,9 @@ suite_engine() {
 	tap "one socket across fork, execve and threads; EFAULT (engine ${UALG_ENGINE:-auto})" engine \
 		timeout 120 "$RUN" $TEST_WRAP "$B/tests/engine-test"
 	if ! command -v strace >/dev/null; then
-		echo "# skipped: counting system calls needs strace (apt-get install strace)"
+		skip "counting system calls needs strace (apt-get install strace)"
 	elif [ -n "$TEST_WRAP" ]; then
-		echo "# skipped: system calls are not counted under $TEST_WRAP"
+		skip "system calls are not counted under $TEST_WRAP"
 	else
 		local per slow
 		per=$(bash tests/engine/syscalls.sh "$RUN" "$B/tests/engine-test" 2>&1)
@@ -557,5 +569,5 @@ trap 'kill $ALGD 2>/dev/null; wait $ALGD 2>/dev/null; rm -rf "$T"' EXIT
 start_algd
 run_suites $selected
 stop_algd
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skips skipped"
 [ "$failed" = 0 ]

@@ -17,7 +17,7 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$T"; }
 trap cleanup EXIT
 ok() { if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "ok - $1"; else fail=$((fail + 1)); echo "not ok - $1"; fi; }
-skip() { echo "ok - $1 # skipped: $2"; }
+skip() { echo "# skipped: $1 ($2)"; }
 unset UALG_SOCKET
 
 # The private algd is quiet: the program's stderr holds only its own words.
