@@ -57,10 +57,13 @@ static int hash_send(struct alg_sock *op, const struct afalg_send *s, struct afa
 		return (int)s->len;
 	ctx->more = s->more;
 	if (!ctx->more) {
+		/* hash_alloc_result(): the result buffer exists from here on,
+		 * zeroed when new (a freed result is wiped), and stays when the
+		 * final fails: the next read returns it as it is. */
+		ctx->have_result = true;
 		r = ualg_hash_final(&ctx->desc, ctx->result);
 		if (r)
 			return r;
-		ctx->have_result = true;
 	}
 	return (int)s->len;
 }
