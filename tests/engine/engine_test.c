@@ -131,12 +131,14 @@ struct reader {
 	size_t len;
 	uint8_t out[32];
 	ssize_t n;
+	int err;	/* errno when n < 0 */
 };
 
 static void *read_thread(void *p)
 {
 	struct reader *r = p;
 	r->n = read(r->fd, r->out, r->len);
+	r->err = r->n < 0 ? errno : 0;
 	return NULL;
 }
 
@@ -400,6 +402,57 @@ static void test_key_after_accept(void)
 	close(t);
 }
 
+/* gcm(aes) with an all-zero key: iv's 16-byte plaintext pt and its
+ * ciphertext and tag (OpenSSL). */
+static void gcm_seal(const uint8_t iv[12], const uint8_t pt[16], uint8_t ct_tag[32])
+{
+	static const uint8_t key[16];
+	EVP_CIPHER_CTX *e = EVP_CIPHER_CTX_new();
+	int n = 0;
+	EVP_EncryptInit_ex(e, EVP_aes_128_gcm(), NULL, key, iv);
+	EVP_EncryptUpdate(e, ct_tag, &n, pt, 16);
+	EVP_EncryptFinal_ex(e, ct_tag + 16, &n);
+	EVP_CIPHER_CTX_ctrl(e, EVP_CTRL_GCM_GET_TAG, 16, ct_tag + 16);
+	EVP_CIPHER_CTX_free(e);
+}
+
+/* One read whose buffer holds two decryptions: the first request is
+ * decrypted, the read waits for the second (af_alg_wait_for_data()), and
+ * a bad tag there ends it with EBADMSG, whatever the first produced, as
+ * aead_recvmsg() answers ("err == -EBADMSG || !ret"); with a good tag the
+ * read returns both plaintexts.  The second request is sent once the
+ * first is taken (before that, a send is EINVAL: a request is queued). */
+static void aead_two_requests(bool bad_tag)
+{
+	static const uint8_t key[16], iv1[12] = { 1 }, iv2[12] = { 2 };
+	static const uint8_t p1[16] = "first plaintext", p2[16] = "other plaintext";
+	uint8_t c1[32], c2[32];
+	gcm_seal(iv1, p1, c1);
+	gcm_seal(iv2, p2, c2);
+	c2[31] ^= bad_tag;
+	int fd = op_socket("aead", "gcm(aes)", key, 16);
+	bool sent = fd >= 0 && afalg_send_op(fd, ALG_OP_DECRYPT, iv1, 12, c1, 32, 0) == 32;
+	struct reader r = { .fd = fd, .len = 32 };
+	pthread_t t;
+	pthread_create(&t, NULL, read_thread, &r);
+	ssize_t s = -1;
+	for (int i = 0; sent && i < 5000 && s < 0; i++) {
+		s = afalg_send_op(fd, ALG_OP_DECRYPT, iv2, 12, c2, 32, 0);
+		if (s < 0 && errno != EINVAL)
+			break;
+		if (s < 0)
+			usleep(1000);
+	}
+	pthread_join(t, NULL);
+	if (bad_tag)
+		ok(s == 32 && r.n == -1 && r.err == EBADMSG,
+		   "gcm(aes): a read over two requests, the second's tag bad: EBADMSG, not the first's plaintext");
+	else
+		ok(s == 32 && r.n == 32 && !memcmp(r.out, p1, 16) && !memcmp(r.out + 16, p2, 16),
+		   "gcm(aes): a read over two requests: both plaintexts (OpenSSL's ciphertexts)");
+	close(fd);
+}
+
 /* --loop-cbc N: N cbc(aes) operations of one block, one sendmsg() and
  * one read() each; every block checked (RFC 3602 case 1).  --loop-cbc-late:
  * the same on an op socket accepted before the key. */
@@ -447,6 +500,8 @@ int main(int argc, char **argv)
 	test_shared_page();
 	test_cipher_page();
 	test_key_after_accept();
+	aead_two_requests(false);
+	aead_two_requests(true);
 	test_own_segv();
 	return tap_done();
 }
