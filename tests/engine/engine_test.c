@@ -7,6 +7,7 @@
  * 3602 (case 1).  TAP output. */
 #include "../unit/afalg_util.h"
 #include "../unit/tap.h"
+#include "../unit/thread_util.h"
 
 #include <errno.h>
 #include <linux/if_alg.h>
@@ -132,11 +133,13 @@ struct reader {
 	uint8_t out[32];
 	ssize_t n;
 	int err;	/* errno when n < 0 */
+	_Atomic pid_t tid;
 };
 
 static void *read_thread(void *p)
 {
 	struct reader *r = p;
+	thread_publish(&r->tid);
 	r->n = read(r->fd, r->out, r->len);
 	r->err = r->n < 0 ? errno : 0;
 	return NULL;
@@ -148,29 +151,31 @@ static void test_threads(void)
 	struct reader r = { .fd = c, .len = 16 };
 	pthread_t t;
 	pthread_create(&t, NULL, read_thread, &r);
-	usleep(100000);	/* the reader is blocked by now (no data queued) */
+	bool asleep = thread_asleep(&r.tid);	/* in read(): no data queued */
 	ssize_t s = send_op(c, pt1, 16, 0);
 	pthread_join(t, NULL);
-	ok(s == 16 && r.n == 16 && !memcmp(r.out, ct1, 16),
+	ok(asleep && s == 16 && r.n == 16 && !memcmp(r.out, ct1, 16),
 	   "threads: a send goes through while another thread waits in read on the socket");
 	/* Two threads sleeping for replies on one socket: the poll's reply
 	 * must wake its thread, not only the reader. */
 	r.n = 0;
+	r.tid = 0;
 	pthread_create(&t, NULL, read_thread, &r);
-	usleep(100000);
+	asleep = thread_asleep(&r.tid);
 	struct pollfd pf = { .fd = c, .events = POLLOUT };
 	const int pr = poll(&pf, 1, 0);
 	s = send_op(c, pt1, 16, 0);
 	pthread_join(t, NULL);
-	ok(pr == 1 && (pf.revents & POLLOUT) && s == 16 && r.n == 16 && !memcmp(r.out, ct1, 16),
+	ok(asleep && pr == 1 && (pf.revents & POLLOUT) && s == 16 && r.n == 16 && !memcmp(r.out, ct1, 16),
 	   "threads: poll() answers while another thread waits in read, which then gets its block");
 	close(c);
 }
 
 static void *blocked_read(void *p)
 {
-	uint8_t b[16];
-	read(*(int *)p, b, sizeof(b));
+	struct reader *r = p;
+	thread_publish(&r->tid);
+	read(r->fd, r->out, 16);
 	return NULL;
 }
 
@@ -188,14 +193,16 @@ static void test_cancel(void)
 	int c = op_socket("skcipher", "cbc(aes)", k1, 16);
 	pthread_t t;
 	void *res = NULL;
-	pthread_create(&t, NULL, blocked_read, &c);
-	usleep(100000);
+	struct reader rd = { .fd = c };
+	pthread_create(&t, NULL, blocked_read, &rd);
+	const bool asleep = thread_asleep(&rd.tid);
 	pthread_cancel(t);
 	struct timespec dl;
 	clock_gettime(CLOCK_REALTIME, &dl);
 	dl.tv_sec += 5;
 	int r = pthread_timedjoin_np(t, &res, &dl);
-	ok(r == 0 && res == PTHREAD_CANCELED, "cancel: a read blocked on an op socket is a cancellation point");
+	ok(asleep && r == 0 && res == PTHREAD_CANCELED,
+	   "cancel: a read blocked on an op socket is a cancellation point");
 	if (r)
 		pthread_detach(t);
 	close(c);
@@ -359,7 +366,7 @@ static void test_cipher_page(void)
 	pthread_t t;
 	bool sent = send_op(c, pt1, 16, 0) == 16;
 	pthread_create(&t, NULL, read_thread, &r);
-	usleep(100000);
+	sent &= thread_asleep(&r.tid);	/* the first block read, waiting for more */
 	sent &= send(c, pt1, 16, 0) == 16;
 	pthread_join(t, NULL);
 	ok(sent && n == 16 && r.n == 32 && !memcmp(r.out, ct1, 16) && !memcmp(r.out + 16, ct2, 16),

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #endif
 #include "afalg_util.h"
+#include "thread_util.h"
 #include <errno.h>
 #include <linux/if_alg.h>
 #include <poll.h>
@@ -72,11 +73,13 @@ struct reader {
 	size_t want, piece, got;
 	uint8_t buf[64];
 	int err;
+	_Atomic pid_t tid;
 };
 
 static void *read_all(void *arg)
 {
 	struct reader *r = arg;
+	thread_publish(&r->tid);
 	while (r->got < r->want) {
 		ssize_t n = read(r->fd, r->buf + r->got, r->piece);
 		if (n <= 0) {
@@ -130,7 +133,7 @@ static void test_send_while_reading(size_t piece)
 		ok(0, "op socket and reader thread");
 		return;
 	}
-	msleep(200);	/* the reader is asleep in read() */
+	const bool asleep = thread_asleep(&r.tid);	/* in read(), no data queued */
 	if (pthread_create(&st, NULL, send_all, &s)) {
 		ok(0, "sender thread");
 		return;
@@ -138,10 +141,10 @@ static void test_send_while_reading(size_t piece)
 	int sent = join_within(st, 10, NULL) == 0;
 	int joined = sent && join_within(rt, 10, NULL) == 0;
 	snprintf(what, sizeof(what), "a reader asleep in read() (%zu-byte reads) lets another thread's sends in: "
-		 "sender %s, reader %s, SP 800-38A ciphertext %s", piece,
-		 !sent ? "STILL BLOCKED" : s.sent_ok ? "done" : "FAILED", joined ? "done" : "STILL BLOCKED",
-		 joined && r.got == 64 && !memcmp(r.buf, ct, 64) ? "ok" : "WRONG");
-	ok(sent && s.sent_ok && joined && r.got == 64 && !memcmp(r.buf, ct, 64), what);
+		 "reader %s, sender %s, reader %s, SP 800-38A ciphertext %s", piece,
+		 asleep ? "asleep" : "NEVER BLOCKED", !sent ? "STILL BLOCKED" : s.sent_ok ? "done" : "FAILED",
+		 joined ? "done" : "STILL BLOCKED", joined && r.got == 64 && !memcmp(r.buf, ct, 64) ? "ok" : "WRONG");
+	ok(asleep && sent && s.sent_ok && joined && r.got == 64 && !memcmp(r.buf, ct, 64), what);
 	if (!sent || !joined)
 		return;	/* left as they are: the socket is stuck */
 	close(o);
@@ -166,7 +169,7 @@ static bool asan_algd(void)
 struct blocker {
 	int fd;
 	int how;
-	volatile int started;
+	_Atomic pid_t tid;
 };
 
 enum { B_READ, B_POLL, B_SELECT, B_EPOLL, B_RECV };
@@ -175,7 +178,7 @@ static void *block(void *arg)
 {
 	struct blocker *b = arg;
 	char c[64];
-	b->started = 1;
+	thread_publish(&b->tid);
 	switch (b->how) {
 	case B_READ:
 		read(b->fd, c, sizeof(c));
@@ -218,14 +221,13 @@ static void test_cancel(const char *what, int fd, int how)
 		ok(0, what);
 		return;
 	}
-	while (!b.started)
-		msleep(10);
-	msleep(200);	/* asleep in the call */
+	const bool asleep = thread_asleep(&b.tid);	/* in the call */
 	pthread_cancel(t);
 	int joined = join_within(t, 5, &ret) == 0;
 	snprintf(line, sizeof(line), "pthread_cancel() of a thread blocked in %s: %s", what,
-		 !joined ? "NOT CANCELLED" : ret == PTHREAD_CANCELED ? "cancelled" : "returned instead");
-	ok(joined && ret == PTHREAD_CANCELED, line);
+		 !asleep ? "NEVER BLOCKED" : !joined ? "NOT CANCELLED" :
+		 ret == PTHREAD_CANCELED ? "cancelled" : "returned instead");
+	ok(asleep && joined && ret == PTHREAD_CANCELED, line);
 	if (!joined)	/* leave it; the process ends soon */
 		pthread_detach(t);
 }
