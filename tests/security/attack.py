@@ -6,9 +6,9 @@ requests, key bytes left in the receive buffer, the socket path a client
 trusts, the errno of a client whose algd died, and --alg-allow on DRBGs.
 Runs its own algd (as root: --user nobody, as deployed).
 Prints TAP lines and 'N passed, N failed'."""
-import errno, os, pickle, signal, socket, struct, subprocess, sys, tempfile, time
+import errno, os, signal, socket, struct, subprocess, sys, tempfile, time
 from common import check, skip, finish, scan
-from common import HDR, HELLO, BIND, SETSOCKOPT, ACCEPT, SEND, RECV, frame, call, bind, op_socket
+from common import HDR, HELLO, BIND, SETSOCKOPT, ACCEPT, SEND, RECV, frame, call, bind, op_socket, as_uid
 from common import connect as proto_connect
 
 ALGD, ALGCTL, RUN = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -47,30 +47,6 @@ def ring_named(s, typ, alg, key):
     if tid < 0:
         return ("open", tid)
     return call(s, RING_SETKEY_NAMED, struct.pack("=II", tid, len(key)) + key)[0]
-
-
-def as_uid(uid, fn, *args):
-    """fn(*args) in a child running as uid (no groups); its result."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(r)
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-            try:
-                res = fn(*args)
-            except Exception as e:
-                res = repr(e)
-            os.write(w, pickle.dumps(res))
-        finally:
-            os._exit(0)
-    os.close(w)
-    with os.fdopen(r, "rb") as f:
-        data = f.read()
-    os.waitpid(pid, 0)
-    return pickle.loads(data) if data else None
 
 
 def algctl(*args):
@@ -158,9 +134,10 @@ def test_algd_uid():
     check("root's key is still there", b"rootkey" in lst.stdout, lst.stdout + lst.stderr)
 
 
-def test_attached_fds(pid):
-    """Finding: a frame with a socket attached whose close lingers froze the
-    event loop for the linger time."""
+def lingering_socket(secs):
+    """A loopback TCP connection whose client end has unsent data and
+    SO_LINGER {1, secs}: its last close sleeps that long.  (listener,
+    client, peer); the peer reads nothing."""
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(1)
@@ -175,7 +152,14 @@ def test_attached_fds(pid):
             cli.send(b"x" * 65536)
     except BlockingIOError:
         pass
-    cli.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 3))
+    cli.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, secs))
+    return srv, cli, peer
+
+
+def test_attached_fds(pid):
+    """Finding: a frame with a socket attached whose close lingers froze the
+    event loop for the linger time."""
+    srv, cli, peer = lingering_socket(3)
     s = connect()
     n = b"sha256\0"
     body = b"hash".ljust(14, b"\0") + struct.pack("=HIII", 0, 0, 0, len(n)) + n
@@ -210,21 +194,7 @@ def test_attached_fds_flood(pid):
     closing of attached descriptors; the next 16384 waited, and the rest
     were left open for good (alice's accept got EMFILE)."""
     idle = len(os.listdir(f"/proc/{pid}/fd"))
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(1)
-    cli = socket.socket()
-    cli.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
-    cli.connect(srv.getsockname())
-    peer, _ = srv.accept()
-    peer.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    cli.setblocking(False)
-    try:
-        while True:
-            cli.send(b"x" * 65536)
-    except BlockingIOError:
-        pass
-    cli.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 120))
+    srv, cli, peer = lingering_socket(120)
     s = connect()
     # algd stopped meanwhile, so that its close is the socket's last
     os.kill(pid, signal.SIGSTOP)

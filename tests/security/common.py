@@ -2,7 +2,7 @@
 memory for a key (through /proc/PID/mem: needs root or ptrace rights,
 raises OSError otherwise), and the frame protocol of src/proto/proto.h as
 a client that skips the shim speaks it."""
-import socket, struct, sys
+import os, pickle, socket, struct, sys
 
 results = []
 
@@ -20,6 +20,30 @@ def skip(name):
 def finish():
     print(f"{results.count(True)} passed, {results.count(False)} failed")
     sys.exit(0 if all(results) else 1)
+
+
+def as_uid(uid, fn, *args):
+    """fn(*args) in a child running as uid (no groups); its result."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            try:
+                res = fn(*args)
+            except Exception as e:
+                res = repr(e)
+            os.write(w, pickle.dumps(res))
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        data = f.read()
+    os.waitpid(pid, 0)
+    return pickle.loads(data) if data else None
 
 
 def scan(pid, needle):

@@ -458,6 +458,17 @@ def comp_unread(path, stream):
     return [t, op], call(op, RECV, struct.pack("=IIII", 0, 1, 1, 0))[0]
 
 
+def rss_within_budget(algd, base, budget, held):
+    """After a uid filled its budget: algd's RSS check; then its sockets go."""
+    rss = algd.status("VmRSS")
+    if not SANITIZED:
+        check(f"... algd's RSS grows by at most the budget plus 16 MiB ({(rss - base) >> 20} MiB)",
+              rss - base <= budget + (16 << 20))
+    for s in held:
+        s.close()
+    algd.stop()
+
+
 def test_rfc_and_compress_budget():
     budget = 16 << 20
     algd = Algd("rfcmem", "--uid-mem-max", str(budget))
@@ -469,15 +480,9 @@ def test_rfc_and_compress_budget():
         total += n
         if err != EAGAIN:
             break
-    rss = algd.status("VmRSS")
     check(f"RFC-mode queues stop at the uid's budget with ENOMEM ({total >> 20} MiB queued, {err})",
           err == ENOMEM and total <= budget)
-    if not SANITIZED:
-        check(f"... algd's RSS grows by at most the budget plus 16 MiB ({(rss - base) >> 20} MiB)",
-              rss - base <= budget + (16 << 20))
-    for s in held:
-        s.close()
-    algd.stop()
+    rss_within_budget(algd, base, budget, held)
 
     algd = Algd("compmem", "--uid-mem-max", str(budget))
     base = algd.status("VmRSS")
@@ -490,15 +495,9 @@ def test_rfc_and_compress_budget():
         if r != 1:
             break
         served += 1
-    rss = algd.status("VmRSS")
     check(f"unread compression output stops at the uid's budget with ENOMEM ({served} MiB held, {r})",
           r == -ENOMEM and served <= budget >> 20)
-    if not SANITIZED:
-        check(f"... algd's RSS grows by at most the budget plus 16 MiB ({(rss - base) >> 20} MiB)",
-              rss - base <= budget + (16 << 20))
-    for s in held:
-        s.close()
-    algd.stop()
+    rss_within_budget(algd, base, budget, held)
 
 
 # ---- finding: one uid's many busy connections stalled every other uid -----

@@ -5,9 +5,9 @@ an op socket cloned from one that adopted a transform of its own outlives
 its source; ADOPT fills only a fresh op socket, once, within its send
 buffer, with the driver algd's own verdict names and under the caller's
 driver rules.  Runs its own algd.  Prints TAP lines and 'N passed, N failed'."""
-import errno, hashlib, os, pickle, socket, struct, subprocess, sys, tempfile, time
+import errno, hashlib, os, socket, struct, subprocess, sys, tempfile, time
 from common import check, skip, finish
-from common import HDR, SEND, RECV, call, bind, op_socket, connect
+from common import HDR, SEND, RECV, call, bind, op_socket, connect, as_uid
 
 ALGD = sys.argv[1]
 ROOT = os.geteuid() == 0
@@ -172,30 +172,6 @@ def test_adopt_driver(algd):
     check("ADOPT naming a template over the driver: EINVAL", r == -errno.EINVAL, r)
     for s in (op, op2, other, tfm):
         s.close()
-
-
-def as_uid(uid, fn, *args):
-    """fn(*args) in a child running as uid (no groups); its result."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(r)
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-            try:
-                res = fn(*args)
-            except Exception as e:
-                res = repr(e)
-            os.write(w, pickle.dumps(res))
-        finally:
-            os._exit(0)
-    os.close(w)
-    with os.fdopen(r, "rb") as f:
-        data = f.read()
-    os.waitpid(pid, 0)
-    return pickle.loads(data) if data else None
 
 
 def test_adopt_policy():
