@@ -303,10 +303,20 @@ static bool mapped(const char *name)
 	return found;
 }
 
-static bool algd_polls(void)
+/* Where a small call on a what op socket went: in algd's engine the
+ * socket's shared page (unless nobody polls it, UALG_POLL_US=0: skipped);
+ * in the program's, nowhere but the program (the engine is loaded, no
+ * page is mapped). */
+static void check_page(const char *what)
 {
 	const char *engine = getenv("UALG_ENGINE"), *poll_us = getenv("UALG_POLL_US");
-	return engine && !strcmp(engine, "algd") && !(poll_us && !strcmp(poll_us, "0"));
+	if (!engine || strcmp(engine, "algd"))
+		ok(mapped("libualg-engine") && !mapped("ualg-fast"),
+		   "page: none; the program serves its %s op socket itself", what);
+	else if (!(poll_us && !strcmp(poll_us, "0")))
+		ok(mapped("ualg-fast"), "page: algd's %s op socket uses its shared page", what);
+	else
+		printf("# skipped: page: nobody polls (UALG_POLL_US=0)\n");
 }
 
 static void test_shared_page(void)
@@ -331,10 +341,7 @@ static void test_shared_page(void)
 	sha256(all, 3 + sizeof(big), half);
 	ok(twin >= 0 && read(twin, got, 32) == 32 && !memcmp(got, half, 32),
 	   "page: accept() between them cloned the state both had made");
-	if (algd_polls())
-		ok(mapped("ualg-fast"), "page: algd's hash op socket uses its shared page");
-	else
-		printf("# skipped: page: not algd's engine, or nobody polls (UALG_POLL_US=0)\n");
+	check_page("hash");
 	close(twin);
 	close(fd);
 }
@@ -350,10 +357,7 @@ static void test_cipher_page(void)
 	for (int i = 0; i < 3 && same; i++)
 		same = send_op(c, pt1, 16, 0) == 16 && read(c, out, 16) == 16 && !memcmp(out, ct1, 16);
 	ok(same, "page: cbc(aes) three times, each RFC 3602 case 1");
-	if (algd_polls())
-		ok(mapped("ualg-fast"), "page: algd's cipher op socket uses its shared page");
-	else
-		printf("# skipped: page: not algd's engine, or nobody polls (UALG_POLL_US=0)\n");
+	check_page("cipher");
 	/* 16 bytes queued, 32 asked for: the read takes the block, then
 	 * waits for the next request's, which continues the chain. */
 	EVP_CIPHER_CTX *e = EVP_CIPHER_CTX_new();
