@@ -35,6 +35,7 @@ diff-surface		diff
 clients			real
 diff-more-algs		diff
 diff-kernel-names	diff
+diff-harness		diff
 coverage		diff
 python			real
 bad-frames		security
@@ -196,6 +197,12 @@ suite_samples() {
 	[ "$out" = a9993e364706816aba3e25717850c26c9cd0d89d ]; result "seed hash sample: $out" $?
 	out=$("$RUN" $TEST_WRAP "$B/examples/cipher-sample" 2>&1)
 	[ "$out" = e353779c1079aeb82708942dbe77181a ]; result "seed cipher sample: $out" $?
+}
+
+# The differential harness itself: a known difference explains the steps
+# and fields it names, nothing else.
+suite_diff_harness() {
+	suite "run.py's known differences (tests/diff/test_known.py)" python3 tests/diff/test_known.py "$RUN"
 }
 
 suite_diff_hash_skcipher() {

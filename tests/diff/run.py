@@ -108,8 +108,19 @@ def parse_golden(path):
     return groups
 
 
-def differing_steps(exp, got):
-    """The steps (as numbers) whose lines differ between two runs of a case."""
+def fields_of(line):
+    """A golden line's fields: the call, then each key=value after it."""
+    f = line.split(" ")
+    d = {"call": f[2] if len(f) > 2 else ""}
+    for t in f[3:]:
+        k, eq, v = t.partition("=")
+        d[k if eq else t] = v
+    return d
+
+
+def differences(exp, got):
+    """What differs between two runs of a case: sorted (step, field) pairs,
+    field "line" where a step has another number of lines."""
     def by_step(lines):
         d = {}
         for l in lines:
@@ -117,21 +128,43 @@ def differing_steps(exp, got):
             d.setdefault(int(f[1]) if len(f) > 1 and f[1].isdigit() else -1, []).append(l)
         return d
     e, g = by_step(exp or []), by_step(got)
-    return sorted(s for s in e.keys() | g.keys() if e.get(s) != g.get(s))
+    out = set()
+    for s in e.keys() | g.keys():
+        a, b = e.get(s, []), g.get(s, [])
+        if len(a) != len(b):
+            out.add((s, "line"))
+            continue
+        for x, y in zip(a, b):
+            fx, fy = fields_of(x), fields_of(y)
+            out |= {(s, k) for k in fx.keys() | fy.keys() if fx.get(k) != fy.get(k)}
+    return sorted(out)
+
+
+def spell(diffs):
+    """(step, field) pairs as known-differences.txt writes them: 4:ret+errno,7:data."""
+    steps = {}
+    for s, f in diffs:
+        steps.setdefault(s, []).append(f)
+    return ",".join("%d:%s" % (s, "+".join(sorted(fs))) for s, fs in sorted(steps.items()))
 
 
 def parse_known(path):
-    """'CASE STEP[,STEP...] reason' lines: {case: (steps, reason)}."""
+    """'CASE STEP:FIELD[+FIELD][,...] reason' lines: {case: (diffs, reason)}."""
     known = {}
     with open(path) as f:
         for line in f:
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
-            name, steps, why = (line.split(" ", 2) + ["", ""])[:3]
-            if not all(s.isdigit() for s in steps.split(",")):
-                sys.exit("%s: %s: the second word must list the steps that differ (e.g. 4,7)" % (path, name))
-            known[name] = (sorted(int(s) for s in steps.split(",")), why.strip())
+            name, spec, why = (line.split(" ", 2) + ["", ""])[:3]
+            diffs = []
+            for part in spec.split(","):
+                step, _, fields = part.partition(":")
+                if not step.isdigit() or not fields:
+                    sys.exit("%s: %s: the second word must list what differs, STEP:FIELD[+FIELD],..."
+                             " (e.g. 4:errno,7:ret+data)" % (path, name))
+                diffs += [(int(step), fl) for fl in fields.split("+")]
+            known[name] = (sorted(diffs), why.strip())
     return known
 
 
@@ -147,9 +180,9 @@ def main():
     ap.add_argument("--case-timeout", type=float, default=60)
     ap.add_argument("--diff-lines", type=int, default=30, help="max diff lines shown per failed case")
     ap.add_argument("--known", metavar="FILE",
-                    help="documented differences: 'CASE STEPS reason' lines; such a case that differs in"
-                         " exactly those steps is reported as a known difference; one that matches, or"
-                         " differs in other steps, is a failure")
+                    help="documented differences: 'CASE STEP:FIELD[+FIELD],... reason' lines; such a case"
+                         " that differs in exactly those fields of those steps is reported as a known"
+                         " difference; one that matches, or differs anywhere else, is a failure")
     a = ap.parse_args()
 
     cases = load_cases(a.cases)
@@ -183,18 +216,17 @@ def main():
                 passed += 1
                 print("ok - %s" % name)
                 continue
-            steps = differing_steps(exp, got)
-            if name in known and steps == known[name][0]:
+            diffs = differences(exp, got)
+            if name in known and diffs == known[name][0]:
                 xfail += 1
-                print("not ok - %s # TODO known difference (steps %s): %s"
-                      % (name, ",".join(map(str, steps)), known[name][1]))
+                print("not ok - %s # TODO known difference (%s): %s" % (name, spell(diffs), known[name][1]))
                 continue
             failed += 1
             if name in known:
-                print("not ok - %s # differs in steps %s, where %s lists %s"
-                      % (name, ",".join(map(str, steps)), a.known, ",".join(map(str, known[name][0]))))
+                print("not ok - %s # differs in %s, where %s lists %s"
+                      % (name, spell(diffs), a.known, spell(known[name][0])))
             else:
-                print("not ok - %s" % name)
+                print("not ok - %s # differs in %s" % (name, spell(diffs)))
             if exp is None:
                 print("#   no golden lines for this case in %s" % a.check)
                 exp = []
