@@ -665,6 +665,10 @@ class Recorder:
     # A call the golden lines say blocks on Linux (errno=TIMEOUT) is given
     # this long to show that it blocks here too, not the whole timeout.
     BLOCK_WAIT = 0.5
+    # bind() never waits for another caller; on the oracle it may load and
+    # self-test modules under emulation for longer than the timeout, which
+    # must not be taken for blocking.
+    BIND_WAIT = 120.0
 
     def __init__(self, case, emit, timeout=2.0, blocking=()):
         """blocking: the steps ("3", "c2") expected to block."""
@@ -685,10 +689,11 @@ class Recorder:
         self.fds.append(f)
         return f
 
-    def _guard(self, fn):
+    def _guard(self, fn, wait=None):
         """Run fn with SIGALRM armed (repeating, so a call that restarts after
-        EINTR is interrupted again).  Returns (result, timed_out)."""
-        wait = self.timeout
+        EINTR is interrupted again) after wait (the timeout by default).
+        Returns (result, timed_out)."""
+        wait = wait or self.timeout
         if self.prefix + str(self.step + 1) in self.blocking:
             wait = min(wait, self.BLOCK_WAIT)
         t0 = time.monotonic()
@@ -734,7 +739,7 @@ class Recorder:
                 label += ",family=%d" % family
             if feat or mask:
                 label += ",feat=0x%x,mask=0x%x" % (feat, mask)
-        (r, e), to = self._guard(lambda: bind(self._fdv(f), addr, addrlen))
+        (r, e), to = self._guard(lambda: bind(self._fdv(f), addr, addrlen), self.BIND_WAIT)
         self._line("bind(%s,%s,addrlen=%d)" % (self._fdn(f), label, addrlen), r, e, to)
         return r
 
@@ -1099,6 +1104,34 @@ class Recorder:
         signal.signal(signal.SIGUSR1, old)
         self._line("read(%s,%d,SIGUSR1%s)" % (self._fdn(f), n, "+SA_RESTART" if restart else ""), r, e, to,
                    data=hexdata(d) if r >= 0 else None)
+        return d if r >= 0 else None
+
+    def read_while(self, f, n, label, later, delay=0.5):
+        """read() of n bytes while another thread, after delay, makes a call
+        on the same socket: later() returns (ret, errno), retried while it
+        is EINVAL (a request still queued: the read has not taken it yet).
+        The read is recorded first, then that call, so that the lines come
+        in one order whatever the timing.  (A thread, not a process: one
+        socket in two processes is another matter, fork_* cases.)"""
+        import threading
+        res = {}
+
+        def run():
+            time.sleep(delay)
+            deadline, r, e = time.monotonic() + 60, -1, 0
+            while time.monotonic() < deadline:
+                r, e = later()
+                if r >= 0 or e != _errno.EINVAL:
+                    break
+                time.sleep(0.05)
+            res["r"] = (r, e)
+        th = threading.Thread(target=run)
+        th.start()
+        (r, e, d), to = self._guard(lambda: read(self._fdv(f), n))
+        th.join()
+        self._line("read(%s,%d)" % (self._fdn(f), n), r, e, to, data=hexdata(d) if r >= 0 else None)
+        lr, le = res.get("r", (-1, 0))
+        self._line("meanwhile:%s" % label, lr, le, False)
         return d if r >= 0 else None
 
     def aio(self, f, opcode, arg, resfd=False):

@@ -107,6 +107,28 @@ def gcm_decrypt_bad_tag(c):
     c.poll(o)
 
 
+def two_requests(c, second_tag):
+    """One read with room for two decryptions (NIST's GCM case 4 twice): the
+    first request is decrypted, the read waits for the second, which
+    another process sends meanwhile with second_tag."""
+    t, o = aead_op(c, "gcm(aes)", GCM_K)
+    aead_send(c, o, GCM_A + GCM_C + GCM_T, DEC, GCM_IV, len(GCM_A))
+    ctl = control([cmsg_op(DEC), cmsg_iv(GCM_IV), cmsg_assoclen(len(GCM_A))])
+    data = GCM_A + GCM_C + second_tag
+    c.read_while(o, 2 * (len(GCM_A) + len(GCM_C)), "sendmsg(%s,second request)" % c._fdn(o),
+                 lambda: sendmsg(o.fd, [data], ctl))
+
+
+@case
+def gcm_two_requests_in_one_read(c):
+    two_requests(c, GCM_T)
+
+
+@case
+def gcm_two_requests_second_tag_bad(c):
+    two_requests(c, GCM_T[:-1] + bytes([GCM_T[-1] ^ 1]))
+
+
 @case
 def gcm_decrypt_bad_aad(c):
     t, o = aead_op(c, "gcm(aes)", GCM_K)
