@@ -118,6 +118,25 @@ static int confine(const struct server_opts *opts)
 	return sandbox_filter(!opts->no_seccomp);
 }
 
+/* Busy-polling pays while the clients are on a CPU.  A poll that ended
+ * with nothing new means they were not (their next request was late: a
+ * busy host, or a client with other work between calls), and the next
+ * 2, 4, ... 256 polls are skipped, as an adaptive mutex stops spinning for
+ * an owner that sleeps; a poll that finds a request ends the backoff. */
+#define SPIN_BACKOFF_MAX 8
+static unsigned spin_misses, spin_skip;
+
+static void spin_result(bool found)
+{
+	if (found) {
+		spin_misses = 0;
+		return;
+	}
+	if (spin_misses < SPIN_BACKOFF_MAX)
+		spin_misses++;
+	spin_skip = 1u << spin_misses;
+}
+
 /* Busy-polls until the dispatcher's deadline (dispatch.h), serving the
  * shared pages of the connections it served meanwhile (fast.h), then
  * sleeps; never while connections wait for their turn. */
@@ -125,16 +144,30 @@ static int next_events(struct epoll_event *evs, int max)
 {
 	if (conn_any_ready())
 		return epoll_wait(epfd, evs, max, 0);
+	const bool skip = disp.spin_until && spin_skip;
+	if (skip) {
+		spin_skip--;
+		disp.spin_until = now_us();	/* over at once */
+	}
 	while (disp.spin_until) {
 		int n = epoll_wait(epfd, evs, max, 0);
-		if (n != 0)
+		if (n != 0) {
+			if (!skip)
+				spin_result(true);
 			return n;
-		if (fast_poll(&disp))
+		}
+		if (fast_poll(&disp)) {
+			if (!skip)
+				spin_result(true);
 			continue;
-		if (now_us() < disp.spin_until)
+		}
+		if (now_us() < disp.spin_until) {
 			sched_yield();
-		else if (!fast_unwatch())
+		} else if (!fast_unwatch()) {
 			disp.spin_until = 0;
+			if (!skip)
+				spin_result(false);
+		}
 	}
 	return epoll_wait(epfd, evs, max, -1);
 }

@@ -167,6 +167,13 @@ void client_forget(struct afd *a)
 	a->notify = NULL;
 }
 
+/* Spinning pays while algd is on a CPU.  A spin that ended without the
+ * reply means it was not (a busy host): the process's next 2, 4, ... 256
+ * waits sleep at once, as an adaptive mutex stops spinning for an owner
+ * that sleeps; a spin that gets its reply ends the backoff. */
+#define SPIN_BACKOFF_MAX 8u
+static atomic_uint spin_misses, spin_skip;
+
 void client_spin(const _Atomic uint32_t *word, uint32_t before, size_t data_len)
 {
 	/* Plus the time the slowest common algorithms (about 500 MB/s) take
@@ -174,14 +181,25 @@ void client_spin(const _Atomic uint32_t *word, uint32_t before, size_t data_len)
 	const uint64_t window = poll_us() ? (poll_us() + data_len / 512) * 1000u : 0;
 	if (!window)
 		return;
+	unsigned skip = atomic_load_explicit(&spin_skip, memory_order_relaxed);
+	if (skip) {
+		atomic_compare_exchange_strong(&spin_skip, &skip, skip - 1);
+		return;
+	}
 	const uint64_t start = now_ns();
 	for (unsigned i = 1;; i++) {
-		if (atomic_load_explicit(word, memory_order_acquire) != before)
+		if (atomic_load_explicit(word, memory_order_acquire) != before) {
+			atomic_store_explicit(&spin_misses, 0, memory_order_relaxed);
 			return;
+		}
 		cpu_relax();
 		if (!(i & 63) && now_ns() - start >= window)
-			return;
+			break;
 	}
+	unsigned m = atomic_load_explicit(&spin_misses, memory_order_relaxed);
+	m = m < SPIN_BACKOFF_MAX ? m + 1 : m;
+	atomic_store_explicit(&spin_misses, m, memory_order_relaxed);
+	atomic_store_explicit(&spin_skip, 1u << m, memory_order_relaxed);
 }
 
 /* Threads share an op socket as they share the kernel's: a receive that
