@@ -7,7 +7,7 @@ MESON_OPTS ?= --buildtype=debugoptimized -Dwerror=true
 # the socket's operations), which LTO inlines back into one path.
 BUILD_OPTS ?= $(MESON_OPTS) -Db_lto=true
 
-.PHONY: all demo check bench oracle clean install deb check-asan check-valgrind fuzz
+.PHONY: all demo check bench oracle clean install deb check-asan check-valgrind fuzz nolto
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -62,7 +62,16 @@ deb:
 	tests/deploy/deb.sh $(DEB_OUT)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(NOLTO_BUILD)
+
+# The plain build, without LTO, as a packager's own meson setup makes it:
+# it must compile too (CI builds it; nothing runs from it).
+NOLTO_BUILD ?= build-nolto
+nolto: $(NOLTO_BUILD)/build.ninja
+	ninja -C $(NOLTO_BUILD)
+
+$(NOLTO_BUILD)/build.ninja:
+	meson setup $(NOLTO_BUILD) $(MESON_OPTS)
 
 # The Debian packages' suites build and test packages of their own, without
 # sanitizers: make check runs them, the sanitizer passes skip them.
