@@ -482,6 +482,16 @@ algd_path() {
 suite_engine() {
 	tap "one socket across fork, execve and threads; EFAULT (engine ${UALG_ENGINE:-auto})" engine \
 		timeout 120 "$RUN" $TEST_WRAP "$B/tests/engine-test"
+	if [ "${UALG_ENGINE:-auto}" != algd ]; then
+		# Backends come when a socket wants one (src/core/backend.h).
+		timeout 60 "$RUN" python3 tests/engine/backends.py cold
+		result "a sha256 socket in the program maps no backend module or backend library" $?
+		local names="$B/src/core/backend_names.c" here there
+		here=$(timeout 120 "$RUN" python3 tests/engine/backends.py sweep "$names" --expect-loaded) &&
+			there=$(UALG_ENGINE=algd timeout 120 "$RUN" python3 tests/engine/backends.py sweep "$names") &&
+			[ "$here" = "$there" ]
+		result "every backend's hash and skcipher drivers answer in the program as in algd, their modules loaded when wanted" $?
+	fi
 	if ! command -v strace >/dev/null; then
 		skip "counting system calls needs strace (apt-get install strace)"
 	elif [ -n "$TEST_WRAP" ]; then

@@ -222,6 +222,9 @@ struct ualg_alg {
 	} stats;
 	unsigned refcnt;		/* transforms and instances using it */
 	uint32_t builder;		/* instances: whose lookup built it (ualg_set_builder) */
+	/* Its registration's place in ualg_core_init()'s order (instances
+	 * after every driver): the earlier wins among equal priorities. */
+	uint8_t rank;
 	struct ualg_alg *spawns[2];	/* what a template instance is built on */
 	void (*destroy)(struct ualg_alg *alg);	/* frees an instance */
 	struct ualg_alg *next;

@@ -1,6 +1,7 @@
 /* The algorithm registry: registration with self-tests, lookup by priority,
  * and on-demand template instantiation (the kernel's crypto/api.c, algapi.c
  * and algboss.c in one small file, since there is no module loading here). */
+#include "backend.h"
 #include "crypto.h"
 #include "template.h"
 
@@ -24,6 +25,9 @@ static unsigned spawn_depth;
 static bool want_export;
 static const struct ualg_alg *fips_failed;
 static uint32_t builder = UALG_BUILDER_NONE;
+#define RANK_INSTANCE UINT8_MAX
+static uint8_t registering_rank = RANK_INSTANCE;
+static bool listing;
 static unsigned builder_cap;
 static void (*fips_fatal_hook)(const struct ualg_alg *failed);
 
@@ -123,7 +127,8 @@ static struct ualg_alg *best_match(int type, const char *name)
 			continue;
 		if (driver)
 			return a;
-		if (!best || a->priority > best->priority)
+		if (!best || a->priority > best->priority ||
+		    (a->priority == best->priority && a->rank < best->rank))
 			best = a;
 	}
 	return best;
@@ -167,6 +172,7 @@ static struct ualg_alg *kernel_driver_alias(int type, const char *name)
 		const size_t sl = strlen(kernel_driver_suffixes[i]);
 		if (len <= sl || strcmp(name + len - sl, kernel_driver_suffixes[i]))
 			continue;
+		ualg_backend_want_all();	/* any module may stand in */
 		for (struct ualg_alg *a = alg_list; a; a = a->next) {
 			snprintf(alias, sizeof(alias), "%.*s-%s", (int)(len - sl), name, a->module);
 			if (type_matches(a, type) && !strcmp(a->driver, alias) && usable(a))
@@ -190,6 +196,7 @@ void ualg_driver_canon(const char *name, char out[UALG_MAX_ALG_NAME])
 	const size_t len = strnlen(name, UALG_MAX_ALG_NAME - 1);
 
 	snprintf(out, UALG_MAX_ALG_NAME, "%.*s", (int)len, name);
+	ualg_backend_want(out);
 	for (const struct ualg_alg *a = alg_list; a; a = a->next)
 		if (!strcmp(a->driver, out))
 			return;
@@ -216,6 +223,7 @@ void ualg_driver_canon(const char *name, char out[UALG_MAX_ALG_NAME])
 		const size_t sl = strlen(kernel_driver_suffixes[i]);
 		if (len <= sl || strcmp(name + len - sl, kernel_driver_suffixes[i]))
 			continue;
+		ualg_backend_want_all();
 		for (struct ualg_alg *a = alg_list; a; a = a->next) {
 			char alias[UALG_MAX_ALG_NAME + 8];
 			snprintf(alias, sizeof(alias), "%.*s-%s", (int)(len - sl), name, a->module);
@@ -247,6 +255,7 @@ int ualg_register(struct ualg_alg *alg)
 			return -EEXIST;
 	if (!defer_tests)
 		alg->selftest = ualg_selftest_run(alg) ? UALG_SELFTEST_FAILED : UALG_SELFTEST_PASSED;
+	alg->rank = registering_rank;
 	alg->next = NULL;
 	*alg_tail = alg;
 	alg_tail = &alg->next;
@@ -378,6 +387,7 @@ static struct ualg_alg *lookup(int type, const char *name, int *err)
 		*err = ENAMETOOLONG;
 		return NULL;
 	}
+	ualg_backend_want(name);
 	struct ualg_alg *alg = best_match(type, name);
 	if (!alg)
 		alg = kernel_driver_alias(type, name);
@@ -489,6 +499,8 @@ int ualg_alg_unregister(struct ualg_alg *alg)
 
 const struct ualg_alg *ualg_alg_next(const struct ualg_alg *prev)
 {
+	if (!prev)
+		ualg_backend_want_all();
 	return prev ? prev->next : alg_list;
 }
 
@@ -508,34 +520,58 @@ static int fips_power_on_tests(void)
 	return fips_failed ? -ELIBBAD : 0;
 }
 
+/* The order of registration: the core's drivers and the backends
+ * (backend.h), which the host registers now or when first wanted. */
+static const struct {
+	int (*reg)(void);	/* the core's own */
+	const char *backend;	/* or a backend's */
+} order[] = {
+	{ ualg_openssl_register, NULL }, { ualg_openssl_sha_register, NULL },
+	{ ualg_nettle_register, NULL }, { NULL, "checksum" }, { NULL, "sodium" },
+	{ ualg_nettle_more_register, NULL }, { NULL, "ipsecmb" }, { ualg_asym_register, NULL },
+	{ NULL, "compress" }, { ualg_null_register, NULL }, { NULL, "botan" },
+	{ NULL, "cryptopp" }, { ualg_jitter_register, NULL },
+};
+
+static int register_ranked(uint8_t rank, int (*reg)(void))
+{
+	const uint8_t saved = registering_rank;
+	registering_rank = rank;
+	int r = reg();
+	registering_rank = saved;
+	return r;
+}
+
+int ualg_backend_register(const char *backend, int (*reg)(void))
+{
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (order[i].backend && !strcmp(order[i].backend, backend))
+			return register_ranked((uint8_t)i, reg);
+	return -ENOENT;
+}
+
+const char *ualg_backend_of(const struct ualg_alg *alg)
+{
+	return alg->rank < sizeof(order) / sizeof(order[0]) ? order[alg->rank].backend : NULL;
+}
+
+bool ualg_backend_listing(void)
+{
+	return listing;
+}
+
+void ualg_backend_set_listing(void)
+{
+	listing = true;
+}
+
 int ualg_core_init(void)
 {
-	int r = ualg_openssl_register();
+	int r = 0;
 
-	if (!r)
-		r = ualg_openssl_sha_register();
-	if (!r)
-		r = ualg_nettle_register();
-	if (!r)
-		r = ualg_checksum_register();
-	if (!r)
-		r = ualg_sodium_register();
-	if (!r)
-		r = ualg_nettle_more_register();
-	if (!r)
-		r = ualg_ipsecmb_register();
-	if (!r)
-		r = ualg_asym_register();
-	if (!r)
-		r = ualg_comp_register();
-	if (!r)
-		r = ualg_null_register();
-	if (!r)
-		r = ualg_botan_register();
-	if (!r)
-		r = ualg_cryptopp_register();
-	if (!r)
-		r = ualg_jitter_register();
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]) && !r; i++)
+		r = order[i].reg ? register_ranked((uint8_t)i, order[i].reg)
+				 : ualg_backend_start(order[i].backend);
 	/* After every driver: the power-on tests cover them all. */
 	if (!r && ualg_fips_enabled())
 		r = fips_power_on_tests();

@@ -292,6 +292,8 @@ int main(int argc, char **argv)
 	struct options o;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 3 && !strcmp(argv[1], "--cold-child"))
+		return bench_cold_child(argv[2]);
 	if (parse_args(argc, argv, &o)) {
 		usage(stderr);
 		return 2;
@@ -300,8 +302,15 @@ int main(int argc, char **argv)
 		reexec_under_ualg_run(argv);
 		return 127;
 	}
-	if (o.engines)
+	if (o.engines) {
+		char self[PATH_MAX];
+		const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n > 0) {
+			self[n] = '\0';
+			bench_cold(self);
+		}
 		return bench_engines(o.seconds * 10, o.pbkdf2);
+	}
 	struct rlimit rl;
 	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
 		rl.rlim_cur = rl.rlim_max;

@@ -46,6 +46,7 @@ has() {	# package path-regex...
 }
 has ualg usr/sbin/algd usr/bin/algctl usr/bin/ualg-run usr/bin/ualg-bench \
 	'usr/lib/x86_64-linux-gnu/ualg/libualg-preload.so' 'usr/lib/x86_64-linux-gnu/ualg/libualg-engine.so' 'usr/lib/x86_64-linux-gnu/ualg/libualg-cryptodev.so' \
+	usr/lib/x86_64-linux-gnu/ualg/libualg-backend-{checksum,sodium,ipsecmb,compress,botan,cryptopp}.so \
 	usr/share/man/man7/ualg-cryptodev.7.gz lib/systemd/system/algd.socket \
 	lib/systemd/system/algd.service usr/lib/tmpfiles.d/ualg.conf etc/ualg/algd.conf \
 	etc/ualg/preload.conf usr/share/man/man8/algd.8.gz usr/share/man/man5/algd.conf.5.gz usr/share/man/man8/algctl.8.gz \

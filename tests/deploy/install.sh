@@ -42,7 +42,8 @@ for f in sbin/algd bin/algctl bin/ualg-run bin/ualg-bench include/ualg.h include
 	lib/tmpfiles.d/ualg.conf share/doc/ualg/examples/ring-sample.c; do
 	[ -e "$P/$f" ] || missing="$missing $f"
 done
-for f in "$LIBDIR/ualg/libualg-preload.so" "$LIBDIR/ualg/libualg-engine.so" "$LIBDIR/ualg/libualg-cryptodev.so" "$LIBDIR/libualg.so.0" "$LIBDIR/pkgconfig/ualg.pc" \
+for f in "$LIBDIR/ualg/libualg-preload.so" "$LIBDIR/ualg/libualg-engine.so" "$LIBDIR/ualg/libualg-cryptodev.so" \
+	"$LIBDIR"/ualg/libualg-backend-{checksum,sodium,ipsecmb,compress,botan,cryptopp}.so "$LIBDIR/libualg.so.0" "$LIBDIR/pkgconfig/ualg.pc" \
 	"$SYSCONF/ualg/algd.conf" "$SYSCONF/ualg/preload.conf"; do
 	[ -e "$D$f" ] || missing="$missing $f"
 done

@@ -1,7 +1,9 @@
 /* C entry points to the libraries that have only a C++ interface for what
- * the drivers need (cxx_libs.cpp): Botan's ChaCha with 12 rounds and a
- * 24-byte nonce (xchacha12), Boost.CRC (crc64-rocksoft) and Crypto++'s
- * VMAC (vmac64(aes)).  None of them throws: errors are -errno. */
+ * the drivers need, a file each so that each goes with its backend:
+ * Botan's ChaCha with 12 rounds and a 24-byte nonce (xchacha12,
+ * cxx_botan.cpp), Boost.CRC (crc64-rocksoft, cxx_boost.cpp) and Crypto++'s
+ * VMAC (vmac64(aes), cxx_cryptopp.cpp).  None of them throws: errors are
+ * -errno. */
 #ifndef UALG_CORE_DRIVERS_CXX_LIBS_H
 #define UALG_CORE_DRIVERS_CXX_LIBS_H
 

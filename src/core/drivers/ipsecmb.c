@@ -16,6 +16,7 @@
  * This file: the thread's job manager, the jobs and the registration.
  * The hashes are in ipsecmb_hash.c, cbc(aes) and gcm(aes) in ipsecmb_aes.c. */
 #include "ipsecmb.h"
+#include "../backend.h"
 #include "others.h"
 
 #include <errno.h>
@@ -127,7 +128,7 @@ struct ualg_alg *ualg_ipsecmb_alloc(const char *name, const char *driver, enum u
  * the other drivers serve every one of these names. */
 int ualg_ipsecmb_register(void)
 {
-	if (!ualg_ipsecmb_thread_mgr())
+	if (!ualg_backend_listing() && !ualg_ipsecmb_thread_mgr())
 		return 0;
 	int r = ualg_ipsecmb_register_hashes();
 	if (!r)
