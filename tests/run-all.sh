@@ -280,12 +280,14 @@ suite_algctl() {
 
 # Threads sharing an op socket, and pthread_cancel() of calls blocked in
 # the shim (on op sockets and ordinary fds); close() of a socket other
-# threads are calling on.
+# threads are calling on; processes sharing one.
 suite_threads() {
 	tap "threads on one op socket; cancellation points (tests/unit/test_threads.c, engine ${UALG_ENGINE:-auto})" \
 		threads timeout 300 "$RUN" $TEST_WRAP "$B/tests/test-threads"
 	tap "close() while other threads call on the socket (tests/unit/test_close_race.c, engine ${UALG_ENGINE:-auto})" \
 		close-race timeout 300 "$RUN" $TEST_WRAP "$B/tests/test-close-race"
+	tap "processes sharing an op socket after fork and execve (tests/unit/test_shared_op.c, engine ${UALG_ENGINE:-auto})" \
+		shared-op timeout 300 "$RUN" $TEST_WRAP "$B/tests/test-shared-op"
 }
 # ualg-run's private algd (quiet, ends with the run) and fips_enabled.
 suite_ualg_run() {

@@ -10,6 +10,7 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -204,6 +205,42 @@ bool conn_any_ready(void)
 	return false;
 }
 
+bool conn_attach(struct conn *c, struct conn *op)
+{
+	unsigned n = 1;
+	for (const struct conn *s = op->chan_next; s && s != op; s = s->chan_next)
+		n++;
+	if (n >= CONN_CHANNELS_MAX)
+		return false;
+	afalg_sock_put(c->sk);
+	c->sk = op->sk;
+	c->sk->ref++;
+	c->has_token = true;
+	memcpy(c->token, op->token, sizeof(c->token));
+	c->who = op->who;
+	c->admin = op->admin;
+	c->key_admin = op->key_admin;
+	if (!op->chan_next)
+		op->chan_next = op->chan_prev = op;
+	c->chan_next = op->chan_next;
+	c->chan_prev = op;
+	op->chan_next->chan_prev = c;
+	op->chan_next = c;
+	return true;
+}
+
+static void chan_unlink(struct conn *c)
+{
+	if (!c->chan_next)
+		return;
+	struct conn *n = c->chan_next, *p = c->chan_prev;
+	n->chan_prev = p;
+	p->chan_next = n;
+	if (n == p)	/* one left: alone again */
+		n->chan_next = n->chan_prev = NULL;
+	c->chan_next = c->chan_prev = NULL;
+}
+
 void conn_close(struct conn *c)
 {
 	if (c->ring && offload_close_deferred(c))
@@ -218,6 +255,8 @@ void conn_close(struct conn *c)
 	notify_drop(c);
 	fast_drop(c);
 	parked_free(c->parked);
+	c->parked = NULL;
+	chan_unlink(c);
 	conn_rest_drop(c);
 	account_fds_put(c->cl->acct, 1);
 	client_put(c->cl);

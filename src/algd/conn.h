@@ -11,6 +11,7 @@
 #include "account.h"
 #include "afalg.h"
 #include "keystore.h"
+#include "proto.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -68,7 +69,18 @@ struct conn {
 	struct conn *prev, *next;
 	bool ready;		/* on its client's ready list */
 	struct conn *ready_prev, *ready_next;
+	/* An op socket's channels (proto.h, ATTACH): the token that names
+	 * it, and the other connections that are the same socket, a ring
+	 * (NULL: none). */
+	bool has_token;
+	uint8_t token[UALG_TOKEN_BYTES];
+	struct conn *chan_next, *chan_prev;
 };
+
+/* c becomes another channel of op, the op socket whose token it is; at
+ * most CONN_CHANNELS_MAX channels to one socket (false: it has them). */
+#define CONN_CHANNELS_MAX 64
+bool conn_attach(struct conn *c, struct conn *op);
 
 /* The epoll set connections are added to; before the first conn_add(). */
 void conn_table_init(int epfd);

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -139,9 +140,37 @@ static int on_accept(struct conn *c, size_t len)
 	oc->who = c->who;
 	oc->admin = c->admin;
 	oc->key_admin = c->key_admin;
-	r = conn_reply(c, UALG_MSG_ACCEPT, 0, 0, NULL, 0, sv[1]);
+	struct ualg_accept_reply rep;
+	if (getrandom(oc->token, sizeof(oc->token), 0) == (ssize_t)sizeof(oc->token)) {
+		oc->has_token = true;
+		memcpy(rep.token, oc->token, sizeof(rep.token));
+	} else {
+		memset(rep.token, 0, sizeof(rep.token));	/* no channels: it stays one stream */
+	}
+	r = conn_reply(c, UALG_MSG_ACCEPT, 0, 0, &rep, sizeof(rep), sv[1]);
 	close(sv[1]);
 	return r ? -1 : 0;
+}
+
+/* Another channel to an op socket of the caller's uid (proto.h), on a
+ * connection that is nothing yet. */
+static int on_attach(struct conn *c, const uint8_t *body, size_t len)
+{
+	struct ualg_attach m;
+	if (ualg_decode_attach(body, len, &m))
+		return -1;
+	const struct alg_sock *sk = c->sk;
+	int r = -ENOENT;
+	if (c->has_token || sk->type || sk->connected || sk->mode || sk->children || c->ring || c->shm ||
+	    c->fast || c->parked)
+		r = -EINVAL;
+	for (struct conn *op = conn_list(); op && r == -ENOENT; op = op->next)
+		if (op != c && op->has_token && !op->closed && op->who.uid == c->who.uid &&
+		    !ualg_memneq(op->token, m.token, sizeof(m.token))) {
+			r = conn_attach(c, op) ? 0 : -EMFILE;
+		}
+	ualg_wipe(&m, sizeof(m));
+	return conn_reply(c, UALG_MSG_ATTACH, 0, r, NULL, 0, -1) ? -1 : 0;
 }
 
 static int on_poll(struct conn *c, size_t len)
@@ -187,6 +216,8 @@ static int on_describe(struct conn *c, size_t len)
 		strncpy((char *)d.type, c->sk->type->name, sizeof(d.type) - 1);
 	}
 	d.sndbuf = c->sk->sndbuf;
+	if (c->has_token)
+		memcpy(d.token, c->token, sizeof(d.token));
 	return conn_reply(c, UALG_MSG_DESCRIBE, 0, 0, &d, sizeof(d), -1) ? -1 : 0;
 }
 
@@ -334,6 +365,7 @@ static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *f
 		return serve_admin(d, c, h.type, body, blen, keystore_request, c->key_admin,
 				   KEYSTORE_BAD_FRAME);
 	case UALG_MSG_DESCRIBE: return on_describe(c, blen);
+	case UALG_MSG_ATTACH: return on_attach(c, body, blen);
 	case UALG_MSG_SNDBUF: return on_sndbuf(d, c, body, blen);
 	case UALG_MSG_ENGINE:
 	case UALG_MSG_ADOPT: return on_engine(c, h.type, body, blen);
@@ -407,11 +439,13 @@ void dispatch_readable(struct dispatcher *d, struct conn *c)
 			conn_close(c);
 		goto out;
 	}
+	struct conn *chans = c->chan_next;	/* c may close */
 	switch (dispatch_settle(d, c, (size_t)n, &req, r)) {
 	case SETTLE_CLOSE: conn_close(c); break;
 	case SETTLE_RETRY: wait_retry(d, c); break;
 	case SETTLE_DONE: break;
 	}
+	wait_wake_channels(d, chans, c);
 	if (c->fast_kicked && fast_serve(d, c) < 0)
 		conn_close(c);
 out:

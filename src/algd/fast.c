@@ -134,8 +134,10 @@ int fast_serve(struct dispatcher *d, struct conn *c)
 		log_verbose(1, "connection %d: request on its shared page not answered there, closing", c->fd);
 		return -1;
 	}
+	struct conn *chans = c->chan_next;
 	if (c->parked)
 		wait_retry(d, c);	/* as after a frame (dispatch_settle()) */
+	wait_wake_channels(d, chans, c);
 	if (c->fast)
 		watch(c);	/* not when the retry ended c */
 	return 1;

@@ -387,8 +387,10 @@ void offload_complete(struct dispatcher *d)
 			continue;
 		}
 		conn_resume(c);
+		struct conn *chans = c->chan_next;
 		if (outcome == SETTLE_RETRY && !c->closed && !c->busy && c->parked)
 			wait_retry(d, c);	/* may hand it over again */
+		wait_wake_channels(d, chans, c);
 		/* A request its page got meanwhile (fast.c left it there). */
 		if (c->fast && !c->closed && !c->busy && fast_serve(d, c) < 0)
 			conn_close(c);

@@ -45,6 +45,19 @@ void wait_retry(struct dispatcher *d, struct conn *c)
 		conn_close(c);
 }
 
+void wait_wake_channels(struct dispatcher *d, struct conn *start, const struct conn *done)
+{
+	struct conn *s = start;
+	for (unsigned n = 0; s && n < CONN_CHANNELS_MAX; n++) {
+		struct conn *next = s->chan_next;
+		if (s != done && !s->closed && !s->busy && s->parked)
+			wait_retry(d, s);
+		if (!next || next == start)
+			break;
+		s = next;
+	}
+}
+
 /* Keeps the frame, its progress and, for a receive into recvbuf, the
  * output so far (recvbuf serves the next one).  Past the uid's memory
  * budget the request gets ENOMEM instead. */

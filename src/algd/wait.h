@@ -1,6 +1,7 @@
 /* Requests the kernel would sleep in (a receive with nothing queued, a
  * send into a full queue): parked on their connection with how far they
- * got, run again after each later request on it, and ended by the
+ * got, run again after each later request on it or on another channel
+ * of its socket (proto.h, ATTACH), and ended by the
  * client's CANCEL when a signal interrupts its wait. */
 #ifndef UALG_ALGD_WAIT_H
 #define UALG_ALGD_WAIT_H
@@ -25,6 +26,10 @@ void wait_retry(struct dispatcher *d, struct conn *c);
 /* Runs pk, taken off c, again: parked anew when it would still wait, else
  * freed.  0, or -1 (drop the connection). */
 int wait_rerun(struct dispatcher *d, struct conn *c, struct parked *pk);
+/* After a request on done, an op socket's channel: runs again what the
+ * socket's other channels have parked, from start (done's neighbour, taken
+ * before the request, as done may have closed; NULL: none). */
+void wait_wake_channels(struct dispatcher *d, struct conn *start, const struct conn *done);
 /* CANCEL: 0, or -1 (drop the connection). */
 int wait_cancel(struct conn *c, size_t len);
 void parked_free(struct parked *pk);

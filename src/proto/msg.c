@@ -133,6 +133,11 @@ int ualg_decode_sndbuf(const void *body, size_t len, struct ualg_sndbuf *out)
 	return exact(body, len, out, sizeof(*out));
 }
 
+int ualg_decode_attach(const void *body, size_t len, struct ualg_attach *out)
+{
+	return exact(body, len, out, sizeof(*out));
+}
+
 int ualg_decode_adopt(const void *body, size_t len, struct ualg_adopt_msg *out)
 {
 	struct ualg_adopt *m = &out->hdr;
@@ -285,6 +290,7 @@ int ualg_decode_afalg_reply(uint16_t type, int32_t result, size_t len, size_t ca
 	case UALG_MSG_SHM_SETUP: return len == sizeof(struct ualg_shm_setup_reply) ? 0 : -1;
 	case UALG_MSG_ENGINE: return len == sizeof(struct ualg_engine_info) ? 0 : -1;
 	case UALG_MSG_DESCRIBE: return len == sizeof(struct ualg_describe) ? 0 : -1;
+	case UALG_MSG_ACCEPT: return len == sizeof(struct ualg_accept_reply) ? 0 : -1;
 	case UALG_MSG_RFC_READ: return (size_t)result == len ? 0 : -1;
 	case UALG_MSG_RECV:
 		return (size_t)result == len || (len == cap && (size_t)result > len) ? 0 : -1;

@@ -96,6 +96,9 @@ int ualg_decode_rfc_io(const void *body, size_t len, uint16_t type, struct ualg_
 /* SNDBUF: exactly a struct ualg_sndbuf (any value: algd clamps it). */
 int ualg_decode_sndbuf(const void *body, size_t len, struct ualg_sndbuf *out);
 
+/* ATTACH: exactly a struct ualg_attach. */
+int ualg_decode_attach(const void *body, size_t len, struct ualg_attach *out);
+
 /* ADOPT: struct ualg_adopt, keylen bytes of key, then len bytes of data,
  * nothing more.  flags within UALG_ADOPT_PART, keylen at most
  * UALG_KEY_BYTES_MAX, driver[] holds a NUL.  The state itself is checked
@@ -194,7 +197,7 @@ int ualg_decode_key_list_reply(int32_t result, size_t len);
  * body went into cap bytes of buffer: at most cap bytes; on an error
  * (result < 0) none; on success SHM_SETUP a struct ualg_shm_setup_reply,
  * ENGINE a struct ualg_engine_info, DESCRIBE a struct ualg_describe,
- * RFC_READ exactly result bytes, RECV exactly result bytes or, for an
+ * ACCEPT a struct ualg_accept_reply, RFC_READ exactly result bytes, RECV exactly result bytes or, for an
  * answer longer than a frame, a full buffer (cap bytes, result more);
  * every other reply no body.  The header's type and flags are the
  * caller's to check. */

@@ -78,6 +78,7 @@ enum ualg_msg_type {
 	UALG_MSG_NOTIFY_SETUP = 71,	/* connection: a page whose counter algd bumps per reply */
 	UALG_MSG_FAST_SETUP = 72,	/* op socket: requests and replies on a shared page */
 	UALG_MSG_FAST_KICK = 73,	/* a request is on the page (no reply) */
+	UALG_MSG_ATTACH = 74,	/* fresh connection: another channel to an op socket (below) */
 	UALG_MSG_RING_SETUP = 80,	/* native API: create this connection's ring */
 	UALG_MSG_RING_OPEN,	/* open a transform by name: result is its id */
 	UALG_MSG_RING_SETKEY,	/* set a transform's key (kept in algd) */
@@ -198,6 +199,27 @@ struct ualg_rfc_io {
 	uint32_t len;		/* WRITE: bytes that follow; READ: bytes wanted */
 };
 
+/* Channels.  An op socket's connection is one stream of requests and
+ * replies, which two processes sharing the fd (after fork(), or across
+ * execve()) would interleave: each would meet the other's replies.  So
+ * every process but the one that accepted the socket talks to algd over
+ * a channel of its own: a fresh connection on which ATTACH (struct
+ * ualg_attach, reply no body) names the op socket by its token, which the
+ * ACCEPT reply gives (struct ualg_accept_reply) and DESCRIBE repeats.  A
+ * token is a capability among the processes of its opener's uid: algd
+ * attaches only a connection of that uid, and only a fresh one (no bind,
+ * no mode, no ring).  From then on the channel is that op socket for
+ * every request, and a request on any of the socket's channels wakes
+ * what another channel has waiting, as the kernel's socket wakes every
+ * sleeper. */
+#define UALG_TOKEN_BYTES 16
+struct ualg_accept_reply {
+	uint8_t token[UALG_TOKEN_BYTES];
+};
+struct ualg_attach {
+	uint8_t token[UALG_TOKEN_BYTES];
+};
+
 /* DESCRIBE reply (result 0): lets a program that inherited the fd across
  * execve (which empties the shim's fd table) adopt it again. */
 #define UALG_DESCRIBE_OP 0x1u	/* an accept()ed operation socket */
@@ -208,6 +230,7 @@ struct ualg_describe {
 	uint8_t type[14];	/* NUL-terminated within */
 	uint16_t reserved;
 	uint32_t sndbuf;	/* as UALG_MSG_SNDBUF set it, 0 when never set */
+	uint8_t token[UALG_TOKEN_BYTES];	/* op sockets: ACCEPT's token */
 };
 
 /* The value getsockopt(SO_SNDBUF) reports after the caller's setsockopt()

@@ -43,8 +43,10 @@ int alg_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *alen, in
 {
 	if (flags & ~(SOCK_CLOEXEC | SOCK_NONBLOCK))
 		return fail(EINVAL);
+	struct ualg_accept_reply rep;
+	struct iovec body = { &rep, sizeof(rep) };
 	struct xact x = { .type = UALG_MSG_ACCEPT, .want_fd = true,
-			  .cloexec = flags & SOCK_CLOEXEC };
+			  .cloexec = flags & SOCK_CLOEXEC, .rbody = &body, .nrbody = 1 };
 	int r = client_xact(a, fd, &x);
 	if (r < 0)
 		return fail(-r);
@@ -67,6 +69,8 @@ int alg_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *alen, in
 		return fail(ENOMEM);
 	}
 	op->type = a->type;
+	if (x.rlen == sizeof(rep))
+		client_set_token(op, rep.token, client_self());
 	inproc_accepted(a, x.rfd, op);
 	afd_put(op);
 	return x.rfd;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
@@ -273,12 +274,21 @@ unsigned client_gen(void)
 	return atomic_load(&fork_gen);
 }
 
+/* Whether this process is alone on the stream x goes on: its own
+ * channel, the fd of a socket it accepted (every other process has a
+ * channel), or of one no fork has shared since it was made. */
+static bool own_stream(const struct afd *a, const struct xact *x)
+{
+	return x->chan || (a->has_token && a->owner == client_self()) ||
+	       a->gen == atomic_load_explicit(&fork_gen, memory_order_relaxed);
+}
+
 static bool may_write_behind(const struct afd *a, const struct xact *x)
 {
 	return x->behind && x->type == UALG_MSG_SEND && a->op && !a->rfc && a->behind < BEHIND_MAX &&
 	       !others_in_flight(a, -1) &&
 	       a->proven == atomic_load_explicit(&key_epoch, memory_order_relaxed) + 1 &&
-	       a->gen == atomic_load_explicit(&fork_gen, memory_order_relaxed) && a->type == ALG_TYPE_HASH;
+	       own_stream(a, x) && a->type == ALG_TYPE_HASH;
 }
 
 /* After a send waited for its reply: may the socket's next ones not? */
@@ -335,7 +345,8 @@ static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct
 	a->expect[cls] = x->type;
 	for (;;) {
 		if (!others_in_flight(a, cls)) {
-			const uint32_t seen = a->notify ? atomic_load_explicit(a->notify, memory_order_acquire) : 0;
+			const bool notified = !x->chan && a->notify;
+			const uint32_t seen = notified ? atomic_load_explicit(a->notify, memory_order_acquire) : 0;
 			ssize_t n = ualg_frame_recv_now(fd, h, x->rbody, x->nrbody, x->want_fd ? &x->rfd : NULL,
 							x->cloexec);
 			if (n > 0 && is_behind(h)) {
@@ -343,7 +354,7 @@ static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct
 				spun = false;
 				continue;
 			}
-			if (n == -EAGAIN && !spun && a->notify) {
+			if (n == -EAGAIN && !spun && notified) {
 				spin_reply(a, seen, x->data_len);
 				spun = true;
 				continue;
@@ -415,10 +426,13 @@ int client_send(int fd, uint16_t type, const struct iovec *parts, int nparts)
  * asked for.  Their successes have no reply: a POLL's says they are done.
  * A socket with a request of another thread in flight is left to that
  * thread, whose reply shows them done as well. */
+static int channel(struct afd *a, int fd);
+
 static void settle(int fd, struct afd *a)
 {
 	int cancel_state;
 
+	fd = channel(a, fd);	/* where they went */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	pthread_mutex_lock(&a->lock);
 	if (a->behind && !others_in_flight(a, -1)) {
@@ -447,6 +461,103 @@ void client_before_fork(void)
 {
 	client_settle_all();
 	atomic_fetch_add(&fork_gen, 1);
+}
+
+/* ---- channels (proto.h, ATTACH) ---------------------------------------- */
+
+static atomic_int self_pid;
+static pthread_mutex_t chan_lock = PTHREAD_MUTEX_INITIALIZER;
+
+pid_t client_self(void)
+{
+	pid_t p = atomic_load_explicit(&self_pid, memory_order_relaxed);
+	if (!p) {
+		p = (pid_t)syscall(SYS_getpid);
+		atomic_store(&self_pid, p);
+	}
+	return p;
+}
+
+static void after_fork_child(void)
+{
+	atomic_store(&self_pid, 0);
+	pthread_mutex_init(&chan_lock, NULL);
+}
+
+void client_init(void)
+{
+	pthread_atfork(NULL, NULL, after_fork_child);
+}
+
+void client_set_token(struct afd *a, const uint8_t token[UALG_TOKEN_BYTES], pid_t owner)
+{
+	static const uint8_t none[UALG_TOKEN_BYTES];
+	a->has_token = memcmp(token, none, sizeof(none)) != 0;
+	memcpy(a->token, token, sizeof(a->token));
+	a->owner = owner;
+}
+
+static ino_t ino_of(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) ? 0 : st.st_ino;
+}
+
+/* A new channel to a's op socket: fd, or -errno. */
+static int attach(struct afd *a)
+{
+	int fd = client_connect(SOCK_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	struct ualg_attach m;
+	memcpy(m.token, a->token, sizeof(m.token));
+	struct iovec part = { &m, sizeof(m) };
+	struct ualg_hdr h;
+	int r = client_send(fd, UALG_MSG_ATTACH, &part, 1);
+	if (!r) {
+		struct iovec none = { NULL, 0 };
+		ssize_t n = ualg_frame_recv(fd, &h, &none, 1, NULL, 1);
+		r = n < 0 ? (int)n : n != sizeof(h) || h.type != UALG_MSG_ATTACH ? -EPROTO : h.result;
+	}
+	explicit_bzero(&m, sizeof(m));
+	if (r) {
+		real.close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* The fd this process talks to algd on for a: the fd itself for its
+ * owner and for sockets without a token, else the process's channel,
+ * made on first use (and again when the program closed or replaced the fd
+ * the channel had: a channel's fd is the shim's, not the program's).
+ * Without one the fd itself serves, as a stream the processes share. */
+static int channel(struct afd *a, int fd)
+{
+	const pid_t self = client_self();
+	if (!a->has_token || a->owner == self)
+		return fd;
+	pthread_mutex_lock(&chan_lock);
+	if (a->chan_pid != self || ino_of(a->chan_fd) != a->chan_ino) {
+		int c = attach(a);
+		if (c >= 0) {
+			a->chan_fd = c;
+			a->chan_ino = ino_of(c);
+			a->chan_pid = self;
+		} else {
+			debug("no channel of its own to an op socket", "", -c);
+		}
+	}
+	const int r = a->chan_pid == self ? a->chan_fd : fd;
+	pthread_mutex_unlock(&chan_lock);
+	return r;
+}
+
+void client_drop_channel(struct afd *a)
+{
+	if (a->chan_pid == client_self() && ino_of(a->chan_fd) == a->chan_ino)
+		real.close(a->chan_fd);
+	a->chan_pid = 0;
 }
 
 /* After an interrupted wait: algd answers the request (with what it had
@@ -536,9 +647,13 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	x->rflags = 0;
 	x->rlen = 0;
 	const int cls = xact_class(x->type);
-	if (cls != XC_OTHER && poll_us() && atomic_load(&a->notify_state) == NOTIFY_NONE)
+	/* A channel has no pages: they are the fd's connection's. */
+	const int own = fd;
+	fd = channel(a, fd);
+	x->chan = fd != own;
+	if (fd == own && cls != XC_OTHER && poll_us() && atomic_load(&a->notify_state) == NOTIFY_NONE)
 		notify_setup(a, fd);
-	const bool fast = fast_wanted(a, x);
+	const bool fast = fd == own && fast_wanted(a, x);
 	if (fast && atomic_load(&a->fast_state) == NOTIFY_NONE)
 		fast_setup(a, fd);
 	int cancel_state;
@@ -563,7 +678,8 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 			return finish(x, &h, n, cap);
 		}
 	}
-	const uint32_t before = a->notify ? atomic_load_explicit(a->notify, memory_order_acquire) : 0;
+	const bool notified = fd == own && a->notify;
+	const uint32_t before = notified ? atomic_load_explicit(a->notify, memory_order_acquire) : 0;
 	if (x->type == UALG_MSG_SETSOCKOPT)
 		atomic_fetch_add(&key_epoch, 1);
 	const unsigned epoch = atomic_load(&key_epoch);
@@ -583,7 +699,7 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 		pthread_setcancelstate(cancel_state, NULL);
 		return (int)x->data_len;
 	}
-	if (cls != XC_OTHER)
+	if (cls != XC_OTHER && notified)
 		spin_reply(a, before, x->data_len);
 	struct abandon ab = { a, fd, cls, x };
 	ssize_t n = recv_cancellable(&ab, &h, cancel_state);

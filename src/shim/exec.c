@@ -1,10 +1,13 @@
 /* A program about to be replaced: in-process op sockets move to algd first
  * (inproc.c), so that the new program, which inherits the fds, finds their
- * state there.  glibc's exec*() and posix_spawn*() call each other
- * internally, past the PLT, so each entry point is interposed. */
+ * state there, and the new program's environment names the op sockets it
+ * inherits (handon.c).  glibc's exec*() and posix_spawn*() call each other
+ * internally, past the PLT, so each entry point is interposed; those that
+ * pass the caller's environ implicitly call the variant that takes one. */
 #include "shim.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -21,34 +24,46 @@ static void before_sharing(void)
 
 #define NEXT(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
 
+/* Runs the call with envp, or the environment handon_env() made of it. */
+#define WITH_ENV(envp, call)                                   \
+	({                                                     \
+		char **env_ = handon_env(envp);                \
+		char *const *envp_ = env_ ? env_ : (envp);     \
+		int r_ = (call);                               \
+		int e_ = errno;                                \
+		free(env_);                                    \
+		errno = e_;                                    \
+		r_;                                            \
+	})
+
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	before_sharing();
-	return NEXT(execve)(path, argv, envp);
+	return WITH_ENV(envp, NEXT(execve)(path, argv, envp_));
 }
 
 EXPORT int execv(const char *path, char *const argv[])
 {
 	before_sharing();
-	return NEXT(execv)(path, argv);
+	return WITH_ENV(environ, NEXT(execve)(path, argv, envp_));
 }
 
 EXPORT int execvp(const char *file, char *const argv[])
 {
 	before_sharing();
-	return NEXT(execvp)(file, argv);
+	return WITH_ENV(environ, NEXT(execvpe)(file, argv, envp_));
 }
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	before_sharing();
-	return NEXT(execvpe)(file, argv, envp);
+	return WITH_ENV(envp, NEXT(execvpe)(file, argv, envp_));
 }
 
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	before_sharing();
-	return NEXT(fexecve)(fd, argv, envp);
+	return WITH_ENV(envp, NEXT(fexecve)(fd, argv, envp_));
 }
 
 /* execl, execle and execlp gather their arguments into an array. */
@@ -119,12 +134,12 @@ EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_acti
 		       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	before_sharing();
-	return NEXT(posix_spawn)(pid, path, fa, attr, argv, envp);
+	return WITH_ENV(envp, NEXT(posix_spawn)(pid, path, fa, attr, argv, envp_));
 }
 
 EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	before_sharing();
-	return NEXT(posix_spawnp)(pid, file, fa, attr, argv, envp);
+	return WITH_ENV(envp, NEXT(posix_spawnp)(pid, file, fa, attr, argv, envp_));
 }

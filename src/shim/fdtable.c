@@ -107,6 +107,7 @@ void afd_release(struct afd *a)
 		real.close(a->nl_peer);
 	shm_forget(a);
 	client_forget(a);
+	client_drop_channel(a);
 	inproc_forget(a);
 	pthread_mutex_destroy(&a->shm_lock);
 	pthread_mutex_destroy(&a->lock);

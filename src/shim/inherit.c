@@ -82,6 +82,9 @@ static void adopt(int fd)
 	struct afd *a = afd_track(fd, AFD_TFM);
 	if (!a)
 		return;
+	uint8_t token[UALG_TOKEN_BYTES];
+	if (handon_token(fd, token))
+		client_set_token(a, token, 0);	/* DESCRIBE already on a channel */
 	struct xact x = { .type = UALG_MSG_DESCRIBE, .rbody = &body, .nrbody = 1 };
 	if (client_xact(a, fd, &x) < 0 || ualg_decode_describe(&raw, x.rlen, &d)) {
 		afd_put(a);
@@ -94,6 +97,9 @@ static void adopt(int fd)
 	if (d.flags & UALG_DESCRIBE_BOUND)
 		afd_set_type(a, (const char *)d.type);
 	a->sndbuf = (int)d.sndbuf;
+	/* Whoever else has it, this program talks on a channel of its own. */
+	if (op)
+		client_set_token(a, d.token, 0);
 	afd_put(a);
 }
 

@@ -33,6 +33,7 @@ void shim_resolve(void)
 __attribute__((constructor)) static void shim_init(void)
 {
 	shim_resolve();
+	client_init();
 	shim_adopt_inherited();
 	inproc_init();
 }

@@ -93,6 +93,17 @@ struct afd {
 	 * twin; an op socket served in this process. */
 	struct inproc_tfm *ipt;
 	struct inproc_op *ipo;
+	/* Op sockets: the token that names it to algd (proto.h, ATTACH).
+	 * The process that accepted it (owner) talks on the fd itself; any
+	 * other, a fork child or a program exec()ed with the fd, on a channel
+	 * of its own (client.c): chan_fd, made by chan_pid, the socket
+	 * chan_ino while it is still ours. */
+	bool has_token;
+	uint8_t token[UALG_TOKEN_BYTES];
+	pid_t owner;
+	pid_t chan_pid;
+	int chan_fd;
+	ino_t chan_ino;
 };
 
 /* fd's socket with a reference the caller drops with afd_put(), or NULL
@@ -166,8 +177,23 @@ struct xact {
 	 * client_xact() marks UALG_SEND_QUIET when it does. */
 	struct ualg_send *behind;
 	bool peeking;		/* recv_reply(): this call's thread is a->peeking's */
+	bool chan;		/* on this process's channel, not the fd (client.c) */
 };
 int client_xact(struct afd *a, int fd, struct xact *x);
+/* This process's pid, kept across fork() without a system call. */
+pid_t client_self(void);
+/* An op socket's token, from ACCEPT's reply or DESCRIBE's (owner: the pid
+ * that talks on the fd itself, 0 none). */
+void client_set_token(struct afd *a, const uint8_t token[UALG_TOKEN_BYTES], pid_t owner);
+/* handon.c: the environment for a new program, envp with $UALG_CHANNELS
+ * naming this program's op sockets it inherits (malloc()ed; NULL: envp
+ * as it is); and, in the new program, the token the old one gave fd. */
+char **handon_env(char *const envp[]);
+bool handon_token(int fd, uint8_t token[UALG_TOKEN_BYTES]);
+/* Closes this process's channel of a, if it made one. */
+void client_drop_channel(struct afd *a);
+/* pthread_atfork() from the shim's constructor. */
+void client_init(void);
 /* Sends one request frame, waiting for room even on a non-blocking
  * socket (the frame is small and algd drains it at once): 0, or -errno
  * (-ECONNRESET when algd is gone). */

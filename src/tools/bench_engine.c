@@ -223,6 +223,39 @@ static void busy_row(struct op *a, double quiet, double seconds)
 	       "beside one CPU-bound process, against the quiet rate (first column)");
 }
 
+/* LTP's af_alg04: a parent and its child each write 500,000 times 256
+ * bytes to one vmac64(aes) op socket, in at most 30 s. */
+#define SHARED_WRITES 500000
+#define SHARED_LIMIT_S 30.0
+
+static void shared_writers(void)
+{
+	static const uint8_t buf[256];
+	struct op o = { .tfm = -1, .fd = -1 };
+	const struct row r = { .name = "vmac64(aes)", .type = "hash", .keylen = 16 };
+	o.r = &r;
+	if (afalg_open(&o)) {
+		printf("vmac64(aes) shared by two processes: %s\n", strerror(errno));
+		return;
+	}
+	const double t0 = now();
+	const pid_t child = fork();
+	bool good = child >= 0;
+	for (unsigned i = 0; good && i < SHARED_WRITES; i++)
+		good = write(o.fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf);
+	if (child == 0)
+		_exit(good ? 0 : 1);
+	int st = 1;
+	if (child > 0)
+		waitpid(child, &st, 0);
+	const double t = now() - t0;
+	printf("vmac64(aes), one op socket, two processes writing %u x 256 B each (LTP af_alg04): "
+	       "%.2f s (limit %.0f s)%s\n", SHARED_WRITES, t, SHARED_LIMIT_S,
+	       good && WIFEXITED(st) && !WEXITSTATUS(st) ? "" : " FAILED");
+	close(o.fd);
+	close(o.tfm);
+}
+
 int bench_engines(double seconds, unsigned long pbkdf2_iterations)
 {
 	const char *engine = getenv("UALG_ENGINE");
@@ -267,6 +300,7 @@ int bench_engines(double seconds, unsigned long pbkdf2_iterations)
 		kill(hog, SIGKILL);
 		waitpid(hog, NULL, 0);
 	}
+	shared_writers();
 	if (pbkdf2_iterations)
 		pbkdf2(pbkdf2_iterations);
 	return 0;

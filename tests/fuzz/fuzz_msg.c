@@ -39,6 +39,7 @@ static void check(const uint8_t *b, size_t len, unsigned which)
 		struct ualg_ring_close ring_close;
 		struct ualg_ring_setauthsize ring_auth;
 		struct ualg_describe describe;
+		struct ualg_attach attach;
 	} m;
 
 	switch (which % 21) {
@@ -112,7 +113,10 @@ static void check(const uint8_t *b, size_t len, unsigned which)
 		ualg_decode_ring_close(b, len, &m.ring_close);
 		ualg_decode_ring_setauthsize(b, len, &m.ring_auth);
 		break;
-	case 20: ualg_decode_describe(b, len, &m.describe); break;
+	case 20:
+		ualg_decode_describe(b, len, &m.describe);
+		ualg_decode_attach(b, len, &m.attach);
+		break;
 	}
 }
 

@@ -4,8 +4,12 @@
 an op socket cloned from one that adopted a transform of its own outlives
 its source; ADOPT fills only a fresh op socket, once, within its send
 buffer, with the driver algd's own verdict names and under the caller's
-driver rules.  Runs its own algd.  Prints TAP lines and 'N passed, N failed'."""
+driver rules; a channel (UALG_MSG_ATTACH) joins only the op socket whose
+token it names, from a fresh connection of the opener's uid, wakes what the
+socket's other channels wait for and keeps the socket after the others
+close.  Runs its own algd.  Prints TAP lines and 'N passed, N failed'."""
 import errno, hashlib, os, socket, struct, subprocess, sys, tempfile, time
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from common import check, skip, finish
 from common import HDR, SEND, RECV, call, bind, op_socket, connect, as_uid
 
@@ -15,7 +19,9 @@ USER = 4244
 TMP = tempfile.mkdtemp(prefix="ualg-own.")
 os.chmod(TMP, 0o711)
 
-SETSOCKOPT, SNDBUF, ENGINE, ADOPT = 3, 65, 69, 70
+SETSOCKOPT, SNDBUF, ENGINE, ADOPT, ATTACH = 3, 65, 69, 70, 74
+ACCEPT = 4
+SEND_CTL, SEND_IV = 0x10, 0x20
 SEND_MORE, SEND_FIRST, SEND_LAST = 0x1, 0x4, 0x8
 ADOPT_PART = 0x1
 ENGINE_INFO = struct.Struct("=II14sH128sII")
@@ -204,8 +210,79 @@ def test_adopt_policy():
         ruled.stop()
 
 
+def cbc_op_token(algd):
+    """A cbc(aes) op socket and the token ACCEPT's reply gives it."""
+    tfm = connect(algd.path)
+    assert bind(tfm, "skcipher", "cbc(aes)") == 0
+    assert call(tfm, SETSOCKOPT, struct.pack("=iiIIII", 279, 1, 16, 0, 16, 0) + KEY)[0] == 0
+    r, body, fds = call(tfm, ACCEPT)
+    assert r == 0 and fds, r
+    op = socket.socket(fileno=fds[0])
+    op.settimeout(10)
+    return tfm, op, body
+
+
+def test_attach(algd):
+    """Channels: another connection that is the same op socket."""
+    tfm, op, token = cbc_op_token(algd)
+    check("ACCEPT's reply carries a token of 16 bytes", len(token) == 16 and any(token), token.hex())
+    ch = connect(algd.path)
+    r = call(ch, ATTACH, bytes(16))[0]
+    check("ATTACH naming no op socket: ENOENT", r == -errno.ENOENT, r)
+    bound = connect(algd.path)
+    bind(bound, "hash", "sha256")
+    r = call(bound, ATTACH, token)[0]
+    check("ATTACH on a bound transform socket: EINVAL", r == -errno.EINVAL, r)
+    r = call(op, ATTACH, token)[0]
+    check("ATTACH on an op socket: EINVAL", r == -errno.EINVAL, r)
+    bad = connect(algd.path)
+    r = call(bad, ATTACH, token[:15])[0]
+    check("ATTACH with a short body: EPROTO, and algd hangs up", r == -errno.EPROTO and not bad.recv(64), r)
+    if ROOT:
+        r = as_uid(USER, lambda: call(connect(algd.path), ATTACH, token)[0])
+        check("ATTACH from another uid with the token: ENOENT", r == -errno.ENOENT, r)
+    else:
+        skip("ATTACH from another uid needs root")
+    r = call(ch, ATTACH, token)[0]
+    check("ATTACH with the op socket's token", r == 0, r)
+    # The op socket starts a stream and waits in a receive; the channel
+    # sends the data, which answers the wait (OpenSSL's ciphertext).
+    iv = bytes(range(16))
+    pt = bytes.fromhex("6bc1bee22e409f96e93d7e117393172a")
+    enc = Cipher(algorithms.AES(KEY), modes.CBC(iv)).encryptor()
+    ct = enc.update(pt) + enc.finalize()
+    head = struct.pack("=IIII", SEND_FIRST | SEND_LAST | SEND_MORE | SEND_CTL | SEND_IV, 1, 0, 16)
+    r = call(op, SEND, head + iv)[0]
+    check("the op socket starts an encryption (MSG_MORE, IV)", r == 0, r)
+    op.send(HDR.pack(HDR.size + 16, RECV, 0, 0, 0) + struct.pack("=IIII", 0, 16, 16, 0))
+    time.sleep(0.1)
+    r = send(ch, pt)
+    check("the channel sends the plaintext", r == 16, r)
+    msg = op.recv(256)
+    r = HDR.unpack(msg[:HDR.size])[3]
+    check("the op socket's waiting receive answers with the ciphertext",
+          r == 16 and msg[HDR.size:] == ct, (r, msg.hex()))
+    before = algd.fds()
+    check("algd closed the op socket's first connection", closed(algd, op, before))
+    head = struct.pack("=IIII", SEND_FIRST | SEND_LAST | SEND_CTL | SEND_IV, 1, 0, 16)
+    r = call(ch, SEND, head + iv + pt)[0]
+    r2, data = recv(ch, 16)
+    check("the channel goes on after the first connection closed",
+          r == 16 and data == ct, (r, r2, data.hex()))
+    extra = []
+    r = 0
+    for _ in range(70):
+        c = connect(algd.path)
+        r = call(c, ATTACH, token)[0]
+        if r:
+            break
+        extra.append(c)
+    check("channels to one op socket are bounded: EMFILE", r == -errno.EMFILE and len(extra) < 70, (r, len(extra)))
+    check("algd is alive", algd.alive())
+
+
 for t in (test_clone_outlives_source, test_adopt_fresh_only, test_adopt_within_sndbuf,
-          test_adopt_driver):
+          test_adopt_driver, test_attach):
     algd = Algd(t.__name__)
     try:
         t(algd)

@@ -506,6 +506,13 @@ static void test_replies(void)
 	   ualg_decode_describe(&d, sizeof(d) - 1, &out) == -1, "DESCRIBE reply: exactly the struct");
 	memset(d.type, 'x', sizeof(d.type));
 	ok(ualg_decode_describe(&d, sizeof(d), &out) == -1, "DESCRIBE reply: a type without NUL is refused");
+	ok(ualg_decode_afalg_reply(UALG_MSG_ACCEPT, 0, sizeof(struct ualg_accept_reply), 100) == 0 &&
+	   ualg_decode_afalg_reply(UALG_MSG_ACCEPT, 0, 0, 100) == -1 &&
+	   ualg_decode_afalg_reply(UALG_MSG_ACCEPT, -24, 0, 100) == 0, "ACCEPT reply: the token, none on failure");
+	struct ualg_attach at = { { 1 } }, at_out;
+	ok(ualg_decode_attach(&at, sizeof(at), &at_out) == 0 && at_out.token[0] == 1 &&
+	   ualg_decode_attach(&at, sizeof(at) - 1, &at_out) == -1 &&
+	   ualg_decode_attach(&at, sizeof(at) + 1, &at_out) == -1, "ATTACH: exactly the struct");
 
 	const size_t sr = sizeof(struct ualg_ring_setup_reply);
 	ok(ualg_decode_fixed_reply(0, sr, sr) == 0 && ualg_decode_fixed_reply(0, sr - 1, sr) == -1 &&
