@@ -182,6 +182,63 @@ static struct ualg_alg *kernel_driver_alias(int type, const char *name)
 	return NULL;
 }
 
+/* Algorithms registered whole under a template's name, whose template is
+ * not provided here, with the arguments the kernel's template takes as
+ * spawns: crypto_grab_*() finds those by driver name as well.  The other
+ * arguments are names the template compares as they are (pkcs1pad's hash,
+ * rsa_lookup_asn1()), so a driver name there is no match. */
+static const struct {
+	const char *tmpl;
+	unsigned spawns;	/* bit i: argument i is a spawn */
+} whole_templates[] = {
+	{ "pkcs1pad", 1u << 0 },
+	{ "vmac64", 1u << 0 },
+};
+
+/* The generic name of such an algorithm written with driver names for its
+ * spawns, written to out ("pkcs1pad(rsa-generic,sha256)":
+ * "pkcs1pad(rsa,sha256)"); false if name is not one, or a spawn is not
+ * found. */
+static bool whole_generic_name(const char *name, char out[UALG_MAX_ALG_NAME])
+{
+	char tname[UALG_MAX_ALG_NAME];
+	char args[UALG_TMPL_MAX_ARGS][UALG_MAX_ALG_NAME];
+	unsigned nargs, spawns = 0;
+	size_t i;
+
+	if (ualg_tmpl_parse(name, tname, sizeof(tname), args, &nargs) || ualg_tmpl_find(tname))
+		return false;
+	for (i = 0; i < sizeof(whole_templates) / sizeof(whole_templates[0]); i++)
+		if (!strcmp(whole_templates[i].tmpl, tname))
+			break;
+	if (i == sizeof(whole_templates) / sizeof(whole_templates[0]))
+		return false;
+	spawns = whole_templates[i].spawns;
+	int off = snprintf(out, UALG_MAX_ALG_NAME, "%s(", tname);
+	for (unsigned a = 0; a < nargs; a++) {
+		const char *arg = args[a];
+		struct ualg_alg *spawn = NULL;
+		int err;
+		if (spawns & 1u << a) {
+			spawn_depth++;
+			spawn = lookup(ANY_TYPE, arg, &err);
+			spawn_depth--;
+			if (!spawn)
+				return false;
+			arg = spawn->name;
+		}
+		if (off < UALG_MAX_ALG_NAME)
+			off += snprintf(out + off, UALG_MAX_ALG_NAME - (size_t)off, "%s%s",
+					a ? "," : "", arg);
+		ualg_alg_put(spawn);
+	}
+	if (off + 1 >= UALG_MAX_ALG_NAME)
+		return false;
+	out[off] = ')';
+	out[off + 1] = '\0';
+	return strcmp(out, name) != 0;
+}
+
 /* The driver name here of a kernel driver name, written to out: a
  * registered driver's own name, the stand-in for a kernel driver
  * ("sha1-generic": "sha1-openssl"), and for a template instance the
@@ -200,6 +257,13 @@ void ualg_driver_canon(const char *name, char out[UALG_MAX_ALG_NAME])
 	for (const struct ualg_alg *a = alg_list; a; a = a->next)
 		if (!strcmp(a->driver, out))
 			return;
+	char generic[UALG_MAX_ALG_NAME];
+	if (whole_generic_name(out, generic)) {
+		const struct ualg_alg *a = best_match(ANY_TYPE, generic);
+		if (a)
+			snprintf(out, UALG_MAX_ALG_NAME, "%s", a->driver);
+		return;
+	}
 	if (!ualg_tmpl_parse(out, tname, sizeof(tname), args, &nargs)) {
 		char buf[UALG_MAX_ALG_NAME], arg[UALG_MAX_ALG_NAME];
 		int off = snprintf(buf, sizeof(buf), "%s(", tname);
@@ -389,8 +453,11 @@ static struct ualg_alg *lookup(int type, const char *name, int *err)
 	}
 	ualg_backend_want(name);
 	struct ualg_alg *alg = best_match(type, name);
+	char generic[UALG_MAX_ALG_NAME];
 	if (!alg)
 		alg = kernel_driver_alias(type, name);
+	if (!alg && whole_generic_name(name, generic))
+		alg = best_match(type, generic);
 	if (!alg) {
 		/* Present but failed its self-test: ELIBBAD, as the kernel.
 		 * (In FIPS mode the kernel does not test what it refuses.) */

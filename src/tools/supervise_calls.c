@@ -108,8 +108,11 @@ static int64_t serve_setsockopt(const struct call *c, struct esock *e)
 	int r = -ENOENT;
 	if (still_valid(c)) {
 		/* An unreadable value is the shim's to report, in the kernel's
-		 * order: it sees NULL. */
-		r = setsockopt(e->s, level, opt, readable ? buf : NULL, len) ? -errno : 0;
+		 * order: it sees NULL.  The key options of akcipher and kpp
+		 * sockets answer an output size, which goes back as it is. */
+		r = setsockopt(e->s, level, opt, readable ? buf : NULL, len);
+		if (r < 0)
+			r = -errno;
 	}
 	explicit_bzero(buf, n);	/* maybe a key */
 	free(buf);

@@ -18,7 +18,7 @@ import tempfile
 B = sys.argv[1] if len(sys.argv) > 1 else "build"
 RUN = os.path.join(B, "src/tools/ualg-run")
 TOOL = os.path.join(B, "tests/kcapi-asym")
-EBADMSG, EINVAL, ENOSYS, EOVERFLOW = 74, 22, 38, 75
+ENOENT, EBADMSG, EINVAL, ENOSYS, EOVERFLOW = 2, 74, 22, 38, 75
 passed = failed = 0
 
 
@@ -37,9 +37,11 @@ def openssl(*args, data=None):
                           stderr=subprocess.PIPE, check=True).stdout
 
 
-def ours(*args):
-    """(exit status, stdout, stderr) of kcapi-asym under ualg-run."""
-    p = subprocess.run([RUN, TOOL] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def ours(*args, supervise=False):
+    """(exit status, stdout, stderr) of kcapi-asym under ualg-run (with
+    supervise, under ualg-run --supervise)."""
+    run = [RUN, "--supervise"] if supervise else [RUN]
+    p = subprocess.run(run + [TOOL] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     return p.returncode, p.stdout, p.stderr.decode(errors="replace")
 
 
@@ -503,6 +505,91 @@ def libkcapi_vectors(d):
            "message's SHA-256, as openssl dgst -verify", v.returncode == 0 and rc == 0 and out == digest)
 
 
+# libkcapi's test/kcapi-main.c, the DH example it checks against OpenSSL:
+# `kcapi -x 13 -c dh -i PKCS3 -k X` prints Y, with `-p Y` the secret.
+LK_DH_PARAMS = bytes.fromhex(
+    "308201080282010100e0ea4b21b76a0761f6d55ddbc8c5108a3e73f1580c29ba419b6baa4a9130cc17d8d945"
+    "dd1cc92c9a0a690fe52a184d2021dc039e6a9d54e15a4fc040d5db392e6bcad7926eb384793cb253a76d250b"
+    "6cccd5523ca75c85942c2a5502be36c113f9afd97399c5ba6d8cc4a407eee82bf7b9d76a7ba6a2560ff17f4f"
+    "bdb2861a5d4401e1848177aeae5fa93ecb1b1ad8880c85e059f8ea3909ab7f23f7606129e55280e8cc53741a"
+    "6465399fd6e93bff68d52d715138111d94432462140834162f1a5e3cd230ccf82e2c2df62865d1753bf83001"
+    "abb2260d2ad457441baabc023d91413668a2a3603c6ed775d15c9d9ecb36fbd285c1aec03fb9673af9b933c4"
+    "53020102")
+LK_DH_X = bytes.fromhex(
+    "537df84c6ce223486cbdda3aef2b819a57a74bfcab09c63d1ca14327b327e8d5d7642174f4110822878eb2ee"
+    "dd6d378eff3b1ad27e9197bc1ad8a08bf6f28f5b4b5f8e03f73321f7850f107f68e5ad3bad97e44e797a7989"
+    "5be9bcf91586dbe9aeb47096c82135d87ccbd5aad1957fbf9d91700140849dc5116f91bd02de01105b61bcab"
+    "d68c55fa317b6dd24b8cc979417ca480a5c21709c432a0b9b4549a78fbf038cfd967b1034d6897bc1a37c5c5"
+    "703d152ae6f6b92cf99c4cb4b277a423f0b263f4ed64ce8ac7d2628d5cd5ae24a03d3a5e1037ebdd242fb995"
+    "3ad2b6a3da4b2095400161a4d20c5eb99bd671087004e70ebd7b835b56c6a4c7cf3a5444")
+LK_DH_Y = bytes.fromhex(
+    "ab3bf89a2c175b34762a8476cafad361b677b0025caa7738c6816f8e1af284134ef86ce9e37bf759c911e6ae"
+    "f3085e84859b0d07ef5fcd81c4f424ebb458ea9689b58db57506eb2e93f0f09305f33e01d6f0f3fd2d15e059"
+    "f48836566ba340aa245b11369a5fbda21cd6bce32d00b38c09f0bab89b0d5ba9941bc011c2ed48dfada542fe"
+    "a76b6add5efc7d0896c9e27d0c03d8882beee54282034c75cf7a3c5aba2d1e8c0ee1c8472c0752da2bb869d1"
+    "8dddf1a342eae81f0354a7f8973bfb6d5304a0f6b5256f70b84d8c21e680c38d3f2fe90da74899d897ae13c3"
+    "7e4f1efc67153b46cefd0d7edadaac1f84a7d043279527956b5ae64cefc00f9e48a4a83a")
+LK_DH_SS = bytes.fromhex(
+    "78fbd4d1ed7ea6fc8f1e1a6f8a5c750845401589ad3c135088b4ec78f54c57b436d1a7a25ef3f807f72b7138"
+    "7f6f3624b008024fa655cf902daf11e487181ab0f59aa46ff5d0ea41574a524cc07d6d8510dcef4d550718b0"
+    "42fb140fb166ade62669305380377f3958f0d91c81deda0c9c5fddea4f8dd4792629407dfc2c45622099a5fa"
+    "4facd78adea5c4dc32daff9fc37e3b0248576376d2e5884a7b0f7af8d7a1d308dbcbf95fee99cc336be9e5dd"
+    "9ea3874806a1b3fb390a737caf37dc884f6c0a61d3ab5a420ecb9ca34069a36264cb418d4d4520ba12170b84"
+    "9762f6bc2f31cbfbfe6eadac3c3739daa49d2a96fd76b553e7e1198837df41c59f9b7f54")
+
+
+def libkcapi_as_sent(d):
+    """libkcapi's test.sh and kcapi-main.c vectors with the bytes and names
+    kcapi sends: a modulus INTEGER without its zero byte (negative in
+    strict DER), pkcs1pad bound by the kernel's driver name of its rsa,
+    PKCS#3 parameters whose p has its zero byte; each also under
+    ualg-run --supervise, where the options answer the output size too."""
+    # test.sh's ASYM_pubkey_5: n's 256 bytes as they are, e in 256 bytes
+    pub5 = b"\x30\x82\x02\x08\x02\x82\x01\x00" + LK_N5 + b"\x02\x82\x01\x00" + \
+        LK_E5.to_bytes(256, "big")
+    assert LK_N5[0] & 0x80 and LK_PUB1[8] & 0x80, "n is sent without its zero byte"
+    n1 = int.from_bytes(LK_PUB1[8:8 + 256], "big")
+    digest = openssl("dgst", "-sha256", "-binary", write(d, "lsm5", LK_MSG5))
+    sig5, p5 = write(d, "lss5", LK_SIG5), write(d, "lsp5", pub5)
+    dh_params, dh_x = write(d, "lsdhp", LK_DH_PARAMS), write(d, "lsdhx", LK_DH_X)
+    dh_y = write(d, "lsdhy", b"\0" + LK_DH_Y)	# as kcapi-main's -p, with its zero byte
+    for sup, how in ((False, ""), (True, " (--supervise)")):
+        rc, out, err = ours("akcipher", "rsa", "encrypt", "pub", write(d, "lsp1", LK_PUB1),
+                            write(d, "lsm1", LK_MSG1), supervise=sup)
+        ref = pow(int.from_bytes(LK_MSG1, "big"), 65537, n1).to_bytes(256, "big")
+        result("libkcapi ASYM 2 as sent%s: the RSAPublicKey with a negative n answers 256 and "
+               "encrypts as test.sh expects" % how, rc == 0 and "maxsize 256" in err and out == ref)
+        for alg in ("pkcs1pad(rsa-generic,sha256)", "pkcs1pad(rsa,sha256)"):
+            rc, out, err = ours("akcipher", alg, "verify", "pub", p5, sig5, supervise=sup)
+            result("libkcapi ASYM 5 as sent%s: %s verifies with the negative n, gives the "
+                   "digest" % (how, alg), rc == 0 and "maxsize 256" in err and out == digest)
+        rc, out, err = ours("dh", "dh", dh_params, dh_x, supervise=sup)
+        result("libkcapi kcapi-main DH example%s: the parameters answer 256, the public key "
+               "is the one OpenSSL printed" % how,
+               rc == 0 and "params 256" in err and "maxsize 256" in err and out == LK_DH_Y)
+        rc, out, err = ours("dh", "dh", dh_params, dh_x, dh_y, supervise=sup)
+        result("libkcapi kcapi-main DH example%s: the shared secret is openssl pkeyutl "
+               "-derive's" % how, rc == 0 and out == LK_DH_SS)
+    p = int.from_bytes(LK_DH_PARAMS[8:8 + 257], "big")
+    for what, y in (("p - 1 behind zero bytes", b"\0" * 10 + (p - 1).to_bytes(256, "big")),
+                    ("p + 5 in 300 bytes", (p + 5).to_bytes(300, "big"))):
+        rc, _, _ = ours("dh", "dh", dh_params, dh_x, write(d, "lsbad", y))
+        result("dh ssgen: a peer key of %s is EINVAL (dh_is_pubkey_valid)" % what, rc == EINVAL)
+
+    # The kernel's pkcs1pad takes its rsa as a spawn, by driver name as
+    # well, and its hash as a name compared as it is (rsa_lookup_asn1()).
+    key4, dig4 = write(d, "ls4", LK_KEY4), write(d, "lsd4", LK_DIG4)
+    for alg in ("pkcs1pad(rsa-generic,sha256)", "pkcs1pad(rsa-openssl,sha256)"):
+        rc, out, _ = ours("akcipher", alg, "sign", "priv", key4, dig4)
+        result("%s signs as pkcs1pad(rsa,sha256): the CAVS signature" % alg,
+               rc == 0 and out == LK_SIG4)
+    for alg in ("pkcs1pad(rsa-generic,sha256-generic)", "pkcs1pad(rsa-nosuch,sha256)",
+                "pkcs1pad(rsa-generic,nosuch)", "pkcs1pad(aes-generic,sha256)"):
+        rc, _, err = ours("akcipher", alg, "verify", "pub", p5, sig5)
+        result("%s: bind is ENOENT, as the kernel's template refuses it" % alg,
+               rc == ENOENT and "bind" in err)
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         rsa_tests(d)
@@ -512,6 +599,7 @@ def main():
         ecdh_tests(d, "ecdh-nist-p384", "P-384", 3, 48)
         kernel_rsa_tests(d, 2048)
         libkcapi_vectors(d)
+        libkcapi_as_sent(d)
         kernel_rsa_tests(d, 1024)
         kernel_dh_tests(d)
         kernel_ecdh_generated(d, "ecdh-nist-p256", "P-256", 2, 32)

@@ -142,7 +142,9 @@ static int dh_gen_pubkey(struct ualg_tfm *tfm, uint8_t *dst, size_t *dlen)
 }
 
 /* The shared secret with a peer key of the same group (EVP_PKEY_derive
- * checks it as dh_is_pubkey_valid() does), padded to the size of p. */
+ * checks it as dh_is_pubkey_valid() does), padded to the size of p.  The
+ * peer's value is read as mpi_read_raw_from_sgl() reads it, whatever its
+ * length: leading zero bytes count for nothing. */
 static int derive(EVP_PKEY *own, EVP_PKEY *peer, bool dh_pad, uint8_t *dst, size_t *dlen)
 {
 	EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_pkey(NULL, own, NULL);
@@ -164,7 +166,7 @@ static int dh_compute_ss(struct ualg_tfm *tfm, const uint8_t *peer, size_t plen,
 
 	if (*dlen < c->size)
 		return -EOVERFLOW;
-	if (y && plen <= c->size && EVP_PKEY_get_bn_param(c->pkey, OSSL_PKEY_PARAM_FFC_P, &p) &&
+	if (y && EVP_PKEY_get_bn_param(c->pkey, OSSL_PKEY_PARAM_FFC_P, &p) &&
 	    EVP_PKEY_get_bn_param(c->pkey, OSSL_PKEY_PARAM_FFC_G, &g) &&
 	    (pk = dh_key_from(p, g, y, NULL))) {
 		size_t n = c->size;
