@@ -251,6 +251,12 @@ def steps_drivers(c, emit):
         emit("driver %s delalg" % d, c.ask(DELALG, NLM_F_REQUEST | NLM_F_ACK, cru("", d)))
         emit("driver %s delalg again" % d, c.ask(DELALG, NLM_F_REQUEST | NLM_F_ACK, cru("", d)))
         emit("driver %s getalg after delalg" % d, c.ask(GETALG, NLM_F_REQUEST, cru("", d)))
+    # pkcs1pad takes its rsa as a spawn (by driver name too) and its hash
+    # as a name it compares (rsa_lookup_asn1()): libkcapi's test name exists.
+    for d in ("pkcs1pad(rsa-generic,sha256)", "pkcs1pad(rsa-generic,sha256-generic)",
+              "pkcs1pad(rsa-nosuch,sha256)", "pkcs1pad(rsa-generic,nosuch)"):
+        emit("driver %s newalg" % d, c.ask(NEWALG, NLM_F_REQUEST | NLM_F_ACK, cru("", d)))
+        emit("name %s newalg" % d, c.ask(NEWALG, NLM_F_REQUEST | NLM_F_ACK, cru(d)))
     pc = "pcrypt(authenc(hmac(sha256-generic),cbc(aes-generic)))"
     emit("pcrypt newalg by driver, aead type", c.ask(NEWALG, NLM_F_REQUEST | NLM_F_ACK, cru("", pc, 3, 0xf)))
     emit("pcrypt getalg", c.ask(GETALG, NLM_F_REQUEST, cru("", pc)))
