@@ -259,6 +259,7 @@ void ualg_driver_canon(const char *name, char out[UALG_MAX_ALG_NAME])
 			return;
 	char generic[UALG_MAX_ALG_NAME];
 	if (whole_generic_name(out, generic)) {
+		ualg_backend_want(generic);
 		const struct ualg_alg *a = best_match(ANY_TYPE, generic);
 		if (a)
 			snprintf(out, UALG_MAX_ALG_NAME, "%s", a->driver);
@@ -456,8 +457,10 @@ static struct ualg_alg *lookup(int type, const char *name, int *err)
 	char generic[UALG_MAX_ALG_NAME];
 	if (!alg)
 		alg = kernel_driver_alias(type, name);
-	if (!alg && whole_generic_name(name, generic))
+	if (!alg && whole_generic_name(name, generic)) {
+		ualg_backend_want(generic);
 		alg = best_match(type, generic);
+	}
 	if (!alg) {
 		/* Present but failed its self-test: ELIBBAD, as the kernel.
 		 * (In FIPS mode the kernel does not test what it refuses.) */
