@@ -102,7 +102,10 @@ static int on_setsockopt(struct conn *c, const uint8_t *body, size_t len)
 		.caller = by_name ? &c->who : NULL,
 	};
 	int r = afalg_setsockopt(c->sk, o.level, o.optname, &v);
-	return conn_reply(c, UALG_MSG_SETSOCKOPT, 0, r, NULL, 0, -1) ? -1 : 0;
+	const struct ualg_sockopt_reply rep = {
+		.key_gen = c->sk->connected ? c->sk->parent->key_gen : c->sk->key_gen,
+	};
+	return conn_reply(c, UALG_MSG_SETSOCKOPT, 0, r, &rep, r >= 0 ? sizeof(rep) : 0, -1) ? -1 : 0;
 }
 
 static int on_accept(struct conn *c, size_t len)
@@ -147,6 +150,7 @@ static int on_accept(struct conn *c, size_t len)
 	} else {
 		memset(rep.token, 0, sizeof(rep.token));	/* no channels: it stays one stream */
 	}
+	engine_ctl_info(op, &rep.engine);
 	r = conn_reply(c, UALG_MSG_ACCEPT, 0, 0, &rep, sizeof(rep), sv[1]);
 	close(sv[1]);
 	return r ? -1 : 0;

@@ -197,7 +197,8 @@ int ualg_decode_key_list_reply(int32_t result, size_t len);
  * body went into cap bytes of buffer: at most cap bytes; on an error
  * (result < 0) none; on success SHM_SETUP a struct ualg_shm_setup_reply,
  * ENGINE a struct ualg_engine_info, DESCRIBE a struct ualg_describe,
- * ACCEPT a struct ualg_accept_reply, RFC_READ exactly result bytes, RECV exactly result bytes or, for an
+ * ACCEPT a struct ualg_accept_reply, SETSOCKOPT a struct ualg_sockopt_reply,
+ * RFC_READ exactly result bytes, RECV exactly result bytes or, for an
  * answer longer than a frame, a full buffer (cap bytes, result more);
  * every other reply no body.  The header's type and flags are the
  * caller's to check. */

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <unistd.h>
@@ -321,6 +322,38 @@ static int trusted_path(const char *path, uid_t me, uid_t *sock_owner, char *why
 	}
 }
 
+/* The path a process last verified, for its effective uid: connecting
+ * there again checks only the daemon's credentials, so that a program
+ * walks the path once, not per socket.  A record is never freed (another
+ * thread may be reading it); a new one replaces it only for another path
+ * or uid. */
+struct verified {
+	uid_t me, owner;
+	char path[PATH_MAX];
+	struct sockaddr_un sa;
+};
+static _Atomic(struct verified *) last_verified;
+
+static const struct verified *verified_for(const char *path, uid_t me)
+{
+	const struct verified *v = atomic_load_explicit(&last_verified, memory_order_acquire);
+	return v && v->me == me && !strcmp(v->path, path) ? v : NULL;
+}
+
+static void remember(const char *path, uid_t me, uid_t owner, const struct sockaddr_un *sa)
+{
+	struct verified *v = malloc(sizeof(*v));
+	if (!v || strlen(path) >= sizeof(v->path)) {
+		free(v);
+		return;
+	}
+	v->me = me;
+	v->owner = owner;
+	strcpy(v->path, path);
+	v->sa = *sa;
+	atomic_store_explicit(&last_verified, v, memory_order_release);
+}
+
 int ualg_connect(const char *path, char *why, size_t whylen)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -331,13 +364,20 @@ int ualg_connect(const char *path, char *why, size_t whylen)
 
 	if (why && whylen)
 		*why = '\0';
-	if (!realpath(path, real))
-		return -errno;
-	if ((err = trusted_path(real, me, &owner, why, whylen)))
-		return err;
-	if (strlen(real) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, real);
+	const struct verified *v = verified_for(path, me);
+	if (v) {
+		owner = v->owner;
+		sa = v->sa;
+		snprintf(real, sizeof(real), "%s", sa.sun_path);
+	} else {
+		if (!realpath(path, real))
+			return -errno;
+		if ((err = trusted_path(real, me, &owner, why, whylen)))
+			return err;
+		if (strlen(real) >= sizeof(sa.sun_path))
+			return -ENAMETOOLONG;
+		strcpy(sa.sun_path, real);
+	}
 	int fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
@@ -354,5 +394,7 @@ int ualg_connect(const char *path, char *why, size_t whylen)
 		return refuse(why, whylen, -EPERM, "the daemon at %s runs as uid %u, not root, "
 			      "you or the socket's owner", real, (unsigned)cred.uid);
 	}
+	if (!v)
+		remember(path, me, owner, &sa);
 	return fd;
 }

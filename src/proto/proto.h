@@ -213,9 +213,6 @@ struct ualg_rfc_io {
  * what another channel has waiting, as the kernel's socket wakes every
  * sleeper. */
 #define UALG_TOKEN_BYTES 16
-struct ualg_accept_reply {
-	uint8_t token[UALG_TOKEN_BYTES];
-};
 struct ualg_attach {
 	uint8_t token[UALG_TOKEN_BYTES];
 };
@@ -263,6 +260,22 @@ struct ualg_engine_info {
 	 * answers this alone. */
 	uint32_t key_gen;
 	uint32_t reserved2;
+};
+
+/* ACCEPT's reply (result 0): the new op socket's token (channels, above)
+ * and what ENGINE on it would answer, so that a program learns in one round
+ * trip whether it may serve the socket itself. */
+struct ualg_accept_reply {
+	uint8_t token[UALG_TOKEN_BYTES];
+	struct ualg_engine_info engine;
+};
+
+/* SETSOCKOPT's reply (result >= 0): the transform's key_gen after the
+ * option (struct ualg_engine_info), for the program that keeps the key it
+ * set. */
+struct ualg_sockopt_reply {
+	uint32_t key_gen;
+	uint32_t reserved;
 };
 
 /* ADOPT: the op socket's state as the process had it, when an in-process
@@ -552,7 +565,9 @@ int ualg_admin_call(int sock, uint16_t type, const struct ualg_alg_req *q,
  * sticky (/tmp) with the next entry owned by root or this user; and the
  * daemon's SO_PEERCRED uid root, this user or the
  * socket's owner.  Returns a blocking SOCK_CLOEXEC fd, -EPERM with the
- * reason in why (whylen bytes; may be NULL) when it refuses, or -errno. */
+ * reason in why (whylen bytes; may be NULL) when it refuses, or -errno.
+ * The path is walked once per process and effective uid: later connects
+ * to it check the daemon's credentials only. */
 int ualg_connect(const char *path, char *why, size_t whylen);
 
 /* The default algd socket path for this user, into buf. */

@@ -69,9 +69,10 @@ int alg_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *alen, in
 		return fail(ENOMEM);
 	}
 	op->type = a->type;
-	if (x.rlen == sizeof(rep))
+	const bool replied = x.rlen == sizeof(rep);
+	if (replied)
 		client_set_token(op, rep.token, client_self());
-	inproc_accepted(a, x.rfd, op);
+	inproc_accepted(a, op, replied ? &rep.engine : NULL);
 	afd_put(op);
 	return x.rfd;
 }

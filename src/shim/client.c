@@ -635,6 +635,8 @@ static bool fast_wanted(const struct afd *a, const struct xact *x)
 	       poll_us() && a->gen == client_gen();
 }
 
+#define PAGES_AFTER 2u
+
 int client_xact(struct afd *a, int fd, struct xact *x)
 {
 	struct ualg_hdr h;
@@ -651,9 +653,14 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	const int own = fd;
 	fd = channel(a, fd);
 	x->chan = fd != own;
-	if (fd == own && cls != XC_OTHER && poll_us() && atomic_load(&a->notify_state) == NOTIFY_NONE)
+	/* The pages cost a round trip each: a socket gets them from its
+	 * PAGES_AFTER + 1st data call on, so that one-shot use (a write and
+	 * a read) makes none. */
+	const bool settled = cls == XC_OTHER || atomic_fetch_add_explicit(&a->data_calls, 1, memory_order_relaxed) >= PAGES_AFTER;
+	if (fd == own && settled && cls != XC_OTHER && poll_us() &&
+	    atomic_load(&a->notify_state) == NOTIFY_NONE)
 		notify_setup(a, fd);
-	const bool fast = fd == own && fast_wanted(a, x);
+	const bool fast = fd == own && settled && fast_wanted(a, x);
 	if (fast && atomic_load(&a->fast_state) == NOTIFY_NONE)
 		fast_setup(a, fd);
 	int cancel_state;

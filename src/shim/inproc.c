@@ -5,8 +5,8 @@
  * algd stays the control plane.  Every transform and op socket still is a
  * connection to algd, made by socket(), bind(), setsockopt() and accept()
  * as before, so names, priorities, self-test verdicts, policy and FIPS mode
- * are decided there.  After an accept() algd says whether the op socket
- * may be served here (UALG_MSG_ENGINE) and with which driver; if so, a
+ * are decided there.  An accept()'s reply says whether the op socket may
+ * be served here (what UALG_MSG_ENGINE answers) and with which driver; if so, a
  * twin of the transform is built here from the key the program handed over
  * by value, and the op socket's sends, reads and polls never leave the
  * process.
@@ -181,22 +181,12 @@ static bool served_type(enum afd_alg type)
 	return type == ALG_TYPE_HASH || type == ALG_TYPE_SKCIPHER || type == ALG_TYPE_AEAD;
 }
 
-/* ENGINE on a transform socket: algd's count of its binds and keys. */
-static uint32_t key_gen_of(int fd, struct afd *a)
-{
-	struct ualg_engine_info info;
-	struct iovec body = { &info, sizeof(info) };
-	struct xact x = { .type = UALG_MSG_ENGINE, .rbody = &body, .nrbody = 1 };
-	int r = client_xact(a, fd, &x);
-	return r || ualg_decode_fixed_reply(r, x.rlen, sizeof(info)) ? 0 : info.key_gen;
-}
-
-void inproc_keyed(int fd, struct afd *a, const uint8_t *key, size_t len)
+void inproc_keyed(struct afd *a, const uint8_t *key, size_t len, uint32_t key_gen)
 {
 	struct inproc_tfm *t = tfm_of(a);
 	if (!t)
 		return;
-	const uint32_t gen = key && wanted() && served_type(a->type) ? key_gen_of(fd, a) : 0;
+	const uint32_t gen = key && served_type(a->type) ? key_gen : 0;
 	uint8_t *copy = key && served_type(a->type) ? malloc(len ? len : 1) : NULL;
 	if (copy)
 		memcpy(copy, key, len);
@@ -297,7 +287,7 @@ static struct inproc_op *op_new(struct inproc_tfm *t, struct alg_sock *op)
 	return o;
 }
 
-void inproc_accepted(struct afd *parent, int newfd, struct afd *a)
+void inproc_accepted(struct afd *parent, struct afd *a, const struct ualg_engine_info *verdict)
 {
 	if (!wanted() || parent->rfc || parent->nl_peer >= 0 || in_engine)
 		return;
@@ -317,13 +307,9 @@ void inproc_accepted(struct afd *parent, int newfd, struct afd *a)
 		t = parent->ipt;
 		if (!t || t->keysrc == KEY_REF)
 			return;
-		struct ualg_engine_info info;
-		struct iovec body = { &info, sizeof(info) };
-		struct xact x = { .type = UALG_MSG_ENGINE, .rbody = &body, .nrbody = 1 };
-		int xr = client_xact(a, newfd, &x);
-		if (xr || ualg_decode_fixed_reply(xr, x.rlen, sizeof(info)) ||
-		    !(info.flags & UALG_ENGINE_INPROC) || !loaded())
+		if (!verdict || !(verdict->flags & UALG_ENGINE_INPROC) || !loaded())
 			return;
+		struct ualg_engine_info info = *verdict;
 		/* A key: only the one this process set, still in force (not
 		 * one another process sharing the transform set since); or
 		 * none yet, which this process may set by value later. */

@@ -92,7 +92,10 @@ int rfc_setsockopt(int fd, struct afd *a, int level, int optname, const void *va
 			o.vallen = len;
 	}
 	struct iovec parts[2] = { { &o, sizeof(o) }, { buf, o.vallen } };
-	struct xact x = { .type = UALG_MSG_SETSOCKOPT, .parts = parts, .nparts = 2 };
+	struct ualg_sockopt_reply rep;
+	struct iovec body = { &rep, sizeof(rep) };
+	struct xact x = { .type = UALG_MSG_SETSOCKOPT, .parts = parts, .nparts = 2,
+			  .rbody = &body, .nrbody = 1 };
 	int r = client_xact(a, fd, &x);
 	if (buf) {
 		explicit_bzero(buf, len);	/* perhaps a key */

@@ -86,6 +86,7 @@ struct afd {
 	struct ualg_fast *fast;
 	atomic_int fast_state;
 	uint32_t fast_seq;
+	atomic_uint data_calls;	/* sends and receives so far (client.c: the pages wait for a few) */
 	/* O_NONBLOCK of the open file as this process last set or read it
 	 * (-1: not known yet), so that a call need not ask the kernel. */
 	atomic_int nonblock;
@@ -298,10 +299,12 @@ ssize_t rfc_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov, in
 #define INPROC_MOVED (-1000000)
 void inproc_init(void);
 void inproc_bound(struct afd *a);
-void inproc_keyed(int fd, struct afd *a, const uint8_t *key, size_t len);	/* key NULL: by reference */
+/* A key set on a's transform (NULL: by reference), key_gen algd's after it. */
+void inproc_keyed(struct afd *a, const uint8_t *key, size_t len, uint32_t key_gen);
 void inproc_authsize(struct afd *a, unsigned authsize);
 bool inproc_tfm_busy(struct afd *a);
-void inproc_accepted(struct afd *parent, int newfd, struct afd *a);
+/* a accepted on parent, with algd's verdict on serving it here (NULL: none). */
+void inproc_accepted(struct afd *parent, struct afd *a, const struct ualg_engine_info *verdict);
 ssize_t inproc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, size_t total,
 		    const struct shim_ctl *ctl, int flags);
 ssize_t inproc_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov, size_t total,

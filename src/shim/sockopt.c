@@ -109,13 +109,16 @@ int alg_tfm_setsockopt(int fd, struct afd *a, int level, int optname, const void
 		len = (socklen_t)n;	/* what is wiped below */
 	}
 	struct iovec parts[2] = { { &o, sizeof(o) }, { buf, o.vallen } };
-	struct xact x = { .type = UALG_MSG_SETSOCKOPT, .parts = parts, .nparts = 2 };
+	struct ualg_sockopt_reply rep = { 0 };
+	struct iovec body = { &rep, sizeof(rep) };
+	struct xact x = { .type = UALG_MSG_SETSOCKOPT, .parts = parts, .nparts = 2,
+			  .rbody = &body, .nrbody = 1 };
 	int r = client_xact(a, fd, &x);
 	if (r >= 0 && level == KABI_SOL_ALG && optname == ALG_SET_KEY)
-		inproc_keyed(fd, a, buf, o.vallen);
+		inproc_keyed(a, buf, o.vallen, rep.key_gen);
 	else if (r >= 0 && level == KABI_SOL_ALG && (optname == KABI_ALG_SET_KEY_BY_KEY_SERIAL ||
 						     optname == UALG_SET_KEY_BY_NAME))
-		inproc_keyed(fd, a, NULL, 0);
+		inproc_keyed(a, NULL, 0, rep.key_gen);
 	else if (r >= 0 && level == KABI_SOL_ALG && optname == ALG_SET_AEAD_AUTHSIZE)
 		inproc_authsize(a, len);
 	if (buf) {

@@ -223,6 +223,92 @@ static void busy_row(struct op *a, double quiet, double seconds)
 	       "beside one CPU-bound process, against the quiet rate (first column)");
 }
 
+/* ---- a socket's whole life ---------------------------------------------- */
+
+/* One-shot use, as ell, iwd, scripts and OpenSSL's afalg engine make per
+ * object: socket, bind, the key where there is one, accept, one 64-byte
+ * operation, close both; against a loop that makes and closes the two fds
+ * the ABI needs and computes the same with OpenSSL. */
+struct life {
+	const char *name, *type;
+	size_t keylen, ivlen;
+	double target, algd_target;	/* in the program; through algd */
+};
+
+static const struct life lives[] = {
+	{ "sha256", "hash", 0, 0, 0.50, 0.15 },
+	{ "hmac(sha256)", "hash", 32, 0, 0.50, 0.15 },
+	{ "cbc(aes)", "skcipher", 16, 16, 0.50, 0.15 },
+};
+
+static uint8_t life_in[64], life_out[64];
+
+static int life_openssl(const struct life *l)
+{
+	const int a = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	const int b = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int ok = a >= 0 && b >= 0, n;
+	if (ok && !strcmp(l->name, "sha256")) {
+		ok = EVP_Digest(life_in, sizeof(life_in), life_out, NULL, EVP_sha256(), NULL);
+	} else if (ok && l->ivlen) {
+		EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+		ok = c && EVP_EncryptInit_ex(c, EVP_aes_128_cbc(), NULL, key, iv) &&
+		     EVP_CIPHER_CTX_set_padding(c, 0) &&
+		     EVP_EncryptUpdate(c, life_out, &n, life_in, sizeof(life_in));
+		EVP_CIPHER_CTX_free(c);
+	} else if (ok) {
+		size_t len = sizeof(life_out);
+		ok = EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, key, l->keylen, life_in,
+			       sizeof(life_in), life_out, len, &len) != NULL;
+	}
+	if (a >= 0)
+		close(a);
+	if (b >= 0)
+		close(b);
+	return ok ? 0 : -EIO;
+}
+
+static int life_afalg(const struct life *l)
+{
+	return bench_oneshot(l->type, l->name, sizeof(life_in), l->keylen, l->ivlen, life_out,
+			     !strcmp(l->type, "hash") ? 32 : sizeof(life_out));
+}
+
+static double life_rate(const struct life *l, int (*run)(const struct life *), double seconds)
+{
+	unsigned long n = 0;
+	double t0 = now(), t;
+	do {
+		for (int i = 0; i < 16; i++, n++)
+			if (run(l))
+				return -1;
+		t = now() - t0;
+	} while (t < seconds);
+	return n / t;
+}
+
+static void lifecycle(double seconds, bool algd)
+{
+	printf("\nOne-shot use, socket() to close() of both fds, 64 B, against two fds made and closed\n"
+	       "and the same computed with OpenSSL:\n");
+	for (size_t i = 0; i < sizeof(lives) / sizeof(lives[0]); i++) {
+		const struct life *l = &lives[i];
+		uint8_t want[64];
+		int err = life_openssl(l);
+		memcpy(want, life_out, sizeof(want));
+		memset(life_out, 0, sizeof(life_out));
+		if (!err)
+			err = life_afalg(l);
+		const size_t cmp = !strcmp(l->type, "hash") ? 32 : sizeof(life_out);
+		const bool same = !err && !memcmp(want, life_out, cmp);
+		const double x = same ? life_rate(l, life_openssl, seconds) : 0;
+		const double y = same ? life_rate(l, life_afalg, seconds) : 0;
+		printf("%-13s %12.0f %12.0f %6.1f%% %6.0f%% %s\n", l->name, x, y, x > 0 ? 100 * y / x : 0,
+		       100 * (algd ? l->algd_target : l->target),
+		       err ? strerror(-err) : !same ? "MISMATCH" : "one-shot lifecycle");
+	}
+}
+
 /* LTP's af_alg04: a parent and its child each write 500,000 times 256
  * bytes to one vmac64(aes) op socket, in at most 30 s. */
 #define SHARED_WRITES 500000
@@ -300,6 +386,7 @@ int bench_engines(double seconds, unsigned long pbkdf2_iterations)
 		kill(hog, SIGKILL);
 		waitpid(hog, NULL, 0);
 	}
+	lifecycle(seconds / 3, !strcmp(engine, "algd"));
 	shared_writers();
 	if (pbkdf2_iterations)
 		pbkdf2(pbkdf2_iterations);

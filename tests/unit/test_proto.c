@@ -506,9 +506,17 @@ static void test_replies(void)
 	   ualg_decode_describe(&d, sizeof(d) - 1, &out) == -1, "DESCRIBE reply: exactly the struct");
 	memset(d.type, 'x', sizeof(d.type));
 	ok(ualg_decode_describe(&d, sizeof(d), &out) == -1, "DESCRIBE reply: a type without NUL is refused");
-	ok(ualg_decode_afalg_reply(UALG_MSG_ACCEPT, 0, sizeof(struct ualg_accept_reply), 100) == 0 &&
-	   ualg_decode_afalg_reply(UALG_MSG_ACCEPT, 0, 0, 100) == -1 &&
-	   ualg_decode_afalg_reply(UALG_MSG_ACCEPT, -24, 0, 100) == 0, "ACCEPT reply: the token, none on failure");
+	const size_t ar = sizeof(struct ualg_accept_reply), sr_ = sizeof(struct ualg_sockopt_reply);
+	ok(ualg_decode_afalg_reply(UALG_MSG_ACCEPT, 0, ar, ar) == 0 &&
+	   ualg_decode_afalg_reply(UALG_MSG_ACCEPT, 0, 0, ar) == -1 &&
+	   ualg_decode_afalg_reply(UALG_MSG_ACCEPT, 0, ar - 1, ar) == -1 &&
+	   ualg_decode_afalg_reply(UALG_MSG_ACCEPT, -24, 0, ar) == 0,
+	   "ACCEPT reply: token and engine verdict, none on failure");
+	ok(ualg_decode_afalg_reply(UALG_MSG_SETSOCKOPT, 0, sr_, sr_) == 0 &&
+	   ualg_decode_afalg_reply(UALG_MSG_SETSOCKOPT, 256, sr_, sr_) == 0 &&
+	   ualg_decode_afalg_reply(UALG_MSG_SETSOCKOPT, 0, 0, sr_) == -1 &&
+	   ualg_decode_afalg_reply(UALG_MSG_SETSOCKOPT, -22, 0, sr_) == 0,
+	   "SETSOCKOPT reply: the key generation, none on failure");
 	struct ualg_attach at = { { 1 } }, at_out;
 	ok(ualg_decode_attach(&at, sizeof(at), &at_out) == 0 && at_out.token[0] == 1 &&
 	   ualg_decode_attach(&at, sizeof(at) - 1, &at_out) == -1 &&
