@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <isa-l/crc.h>
+#define XXH_STATIC_LINKING_ONLY	/* the state's layout: it moves (export) */
 #include <xxhash.h>
 #include <zlib.h>
 
@@ -25,7 +26,7 @@ struct checksum_ctx {
 
 struct checksum_state {
 	uint64_t crc;		/* crc32, crc32c: the running register */
-	XXH64_state_t *xxh;	/* xxhash64 */
+	XXH64_state_t xxh;	/* xxhash64 */
 };
 
 struct checksum_impl {
@@ -117,12 +118,12 @@ static void crc64_rocksoft_update(struct checksum_state *st, const uint8_t *data
 
 static void xxh64_update(struct checksum_state *st, const uint8_t *data, size_t len)
 {
-	XXH64_update(st->xxh, data, len);
+	XXH64_update(&st->xxh, data, len);
 }
 
 static uint64_t xxh64_value(const struct checksum_state *st)
 {
-	return XXH64_digest(st->xxh);
+	return XXH64_digest(&st->xxh);
 }
 
 static const struct checksum_impl crc32_impl = { 4, 0, crc32_update, register_value, false };
@@ -163,10 +164,7 @@ static int checksum_init(struct ualg_hash_desc *desc)
 		st->crc = c->seed;
 		return 0;
 	}
-	st->xxh = XXH64_createState();
-	if (!st->xxh)
-		return -ENOMEM;
-	XXH64_reset(st->xxh, c->seed);
+	XXH64_reset(&st->xxh, c->seed);
 	return 0;
 }
 
@@ -184,27 +182,57 @@ static int checksum_final(struct ualg_hash_desc *desc, uint8_t *out)
 	return 0;
 }
 
+/* The states hold no pointers: a copy is a clone. */
 static int checksum_clone(struct ualg_hash_desc *dst, const struct ualg_hash_desc *src)
 {
-	struct checksum_state *d = dst->state;
-	const struct checksum_state *s = src->state;
-
-	d->crc = s->crc;
-	if (!s->xxh)
-		return 0;
-	d->xxh = XXH64_createState();
-	if (!d->xxh)
-		return -ENOMEM;
-	XXH64_copyState(d->xxh, s->xxh);
+	memcpy(dst->state, src->state, sizeof(struct checksum_state));
 	return 0;
 }
 
 static void checksum_exit(struct ualg_hash_desc *desc)
 {
+	(void)desc;	/* tfm.c wipes the state */
+}
+
+/* States that move (the in-process engine's, RFC mode's): a register's
+ * value, little-endian, or xxHash's state as the library lays it out.  A
+ * forged one must not make an update read or write past the state:
+ * xxHash's memsize (bytes waiting in mem64) must lie within it, and a
+ * register must fit its width. */
+static size_t checksum_statesize(const struct checksum_impl *impl)
+{
+	return impl == &xxh64_impl ? sizeof(XXH64_state_t) : sizeof(uint64_t);
+}
+
+static int checksum_export(const struct ualg_hash_desc *desc, uint8_t *out)
+{
+	const struct checksum_state *st = desc->state;
+
+	if (impl_of(desc->tfm) == &xxh64_impl)
+		memcpy(out, &st->xxh, sizeof(st->xxh));
+	else
+		put_le(out, st->crc, sizeof(uint64_t));
+	return 0;
+}
+
+static int checksum_import(struct ualg_hash_desc *desc, const uint8_t *in)
+{
+	const struct checksum_impl *impl = impl_of(desc->tfm);
 	struct checksum_state *st = desc->state;
 
-	XXH64_freeState(st->xxh);
-	st->xxh = NULL;
+	if (impl == &xxh64_impl) {
+		XXH64_state_t x;
+		memcpy(&x, in, sizeof(x));
+		if (x.memsize >= sizeof(x.mem64))
+			return -EINVAL;
+		st->xxh = x;
+		return 0;
+	}
+	const uint64_t v = get_le(in, sizeof(uint64_t));
+	if (impl->size < sizeof(uint64_t) && v >> (8 * impl->size))
+		return -EINVAL;
+	st->crc = v;
+	return 0;
 }
 
 static int register_checksum(const char *name, const char *driver, const char *module,
@@ -226,6 +254,8 @@ static int register_checksum(const char *name, const char *driver, const char *m
 		.setkey = impl->keyless ? NULL : checksum_setkey,
 		.init = checksum_init, .update = checksum_update, .final = checksum_final,
 		.clone = checksum_clone, .exit = checksum_exit,
+		.statesize = checksum_statesize(impl),
+		.export = checksum_export, .import = checksum_import,
 	};
 	return ualg_openssl_reg(a);
 }

@@ -18,6 +18,11 @@
 #include <nettle/md5.h>
 #include <nettle/sha1.h>
 #include <nettle/sha2.h>
+#include <nettle/sha3.h>
+#include <nettle/md4.h>
+#include <nettle/ripemd160.h>
+#include <nettle/sm3.h>
+#include <nettle/streebog.h>
 #include <stddef.h>
 
 #define MODULE "nettle"
@@ -104,6 +109,15 @@ static const struct {
 	{ &nettle_sha256, offsetof(struct sha256_ctx, index) },
 	{ &nettle_sha384, offsetof(struct sha512_ctx, index) },
 	{ &nettle_sha512, offsetof(struct sha512_ctx, index) },
+	{ &nettle_sha3_224, offsetof(struct sha3_224_ctx, index) },
+	{ &nettle_sha3_256, offsetof(struct sha3_256_ctx, index) },
+	{ &nettle_sha3_384, offsetof(struct sha3_384_ctx, index) },
+	{ &nettle_sha3_512, offsetof(struct sha3_512_ctx, index) },
+	{ &nettle_md4, offsetof(struct md4_ctx, index) },
+	{ &nettle_ripemd160, offsetof(struct ripemd160_ctx, index) },
+	{ &nettle_sm3, offsetof(struct sm3_ctx, index) },
+	{ &nettle_streebog256, offsetof(struct streebog256_ctx, index) },
+	{ &nettle_streebog512, offsetof(struct streebog512_ctx, index) },
 };
 
 static size_t index_offset(const struct nettle_hash *h)
@@ -391,6 +405,12 @@ int ualg_nettle_register(void)
 		{ "md5", &nettle_md5 }, { "sha1", &nettle_sha1 },
 		{ "sha224", &nettle_sha224 }, { "sha256", &nettle_sha256 },
 		{ "sha384", &nettle_sha384 }, { "sha512", &nettle_sha512 },
+		/* Below OpenSSL's and Botan's, but with states that can move
+		 * (the in-process engine's, docs/engines.md). */
+		{ "sha3-224", &nettle_sha3_224 }, { "sha3-256", &nettle_sha3_256 },
+		{ "sha3-384", &nettle_sha3_384 }, { "sha3-512", &nettle_sha3_512 },
+		{ "md4", &nettle_md4 }, { "rmd160", &nettle_ripemd160 }, { "sm3", &nettle_sm3 },
+		{ "streebog256", &nettle_streebog256 }, { "streebog512", &nettle_streebog512 },
 	};
 	int r = 0;
 

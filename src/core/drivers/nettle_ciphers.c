@@ -159,6 +159,25 @@ static int ghash_clone(struct ualg_hash_desc *dst, const struct ualg_hash_desc *
 	return 0;
 }
 
+/* The state moves as it is (it holds no pointer and no key: the key is the
+ * transform's).  A forged one must not make update write past buf. */
+static int ghash_export(const struct ualg_hash_desc *desc, uint8_t *out)
+{
+	memcpy(out, desc->state, sizeof(struct ghash_state));
+	return 0;
+}
+
+static int ghash_import(struct ualg_hash_desc *desc, const uint8_t *in)
+{
+	struct ghash_state st;
+	memcpy(&st, in, sizeof(st));
+	if (st.buflen >= GCM_BLOCK_SIZE)
+		return -EINVAL;
+	memcpy(desc->state, &st, sizeof(st));
+	ualg_wipe(&st, sizeof(st));
+	return 0;
+}
+
 static void ghash_exit(struct ualg_hash_desc *desc)
 {
 	ualg_wipe(desc->state, sizeof(struct ghash_state));
@@ -179,6 +198,8 @@ static int register_ghash(void)
 		.setkey = ghash_setkey,
 		.init = ghash_init, .update = ghash_update, .final = ghash_final,
 		.clone = ghash_clone, .exit = ghash_exit,
+		.statesize = sizeof(struct ghash_state),
+		.export = ghash_export, .import = ghash_import,
 	};
 	return ualg_openssl_reg(a);
 }
