@@ -61,7 +61,7 @@ DEFAULT_OUTPUT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                               os.pardir, "src", "core", "testvec_data.c")
 
 HASH, CIPHER, SKCIPHER = "UALG_TEST_HASH", "UALG_TEST_CIPHER", "UALG_TEST_SKCIPHER"
-AEAD = "UALG_TEST_AEAD"
+AEAD, CPRNG = "UALG_TEST_AEAD", "UALG_TEST_CPRNG"
 
 
 class VectorError(Exception):
@@ -1455,6 +1455,128 @@ def kernel_names_descs(vdir):
 
 
 # --------------------------------------------------------------------------
+# Linux 6.1's crypto/testmgr.h vectors for the algorithms no standard file
+# on disk covers: fcrypt (AFS), michael_mic (TKIP) and ansi_cprng (X9.31).
+# --------------------------------------------------------------------------
+
+class CprngVec:
+    """A seeding with V || key || DT, then loops reads of len(result)
+    bytes; the last read gives result (testmgr.h's cprng_testvec)."""
+    def __init__(self, key, dt, v, result, loops, origin=""):
+        self.key, self.dt, self.v, self.result, self.loops = key, dt, v, result, loops
+        self.origin = origin
+
+
+# fcrypt_pcbc_tv_template: key, IV, plaintext, ciphertext.  The first two
+# are one block under a zero IV, i.e. the bare cipher (testmgr.h runs the
+# first one as ecb(fcrypt)).
+FCRYPT_PCBC = [
+    ("0000000000000000", "0000000000000000", b"\0" * 8, "0e0900c73ef7ed41",
+     "testmgr.h, openafs-devel 2000-December/005320"),
+    ("114477aadd003366", "0000000000000000", bytes.fromhex("123456789abcdef0"), "d8ed787477ec0680",
+     "testmgr.h"),
+    ("f0e1d2c3b4a59687", "fedcba9876543210", b"The quick brown fox jumps over the lazy dogs.\0\0\0",
+     "00f00e1175e62382eeac98624451e484c359d8aa6460aef7d2d9137972a3450323b562d70cf527d1f8913cac442292ef",
+     "testmgr.h, from Arla"),
+    ("fedcba9876543210", "f0e1d2c3b4a59687", b"The quick brown fox jumps over the lazy dogs.\0\0\0",
+     "ca90f59dcbd4d23c01887f3e316e629dd8e057a3063a42582a28fe72522fdde01989091c2a8e8c94fcc768e488aade0f",
+     "testmgr.h"),
+]
+
+# michael_mic_tv_template (IEEE 802.11i): each key is the previous MIC.
+MICHAEL_MIC = [
+    ("0000000000000000", b"", "82925c1ca1d130b8"),
+    ("82925c1ca1d130b8", b"M", "434721ca40639b3f"),
+    ("434721ca40639b3f", b"Mi", "e8f9becae97e5d29"),
+    ("e8f9becae97e5d29", b"Mic", "90038fc6cf13c1db"),
+    ("90038fc6cf13c1db", b"Mich", "d55e100510128986"),
+    ("d55e100510128986", b"Michael", "0a942b124ecaa546"),
+]
+
+# ansi_cprng_aes_tv_template (NIST RNGVS Appendix B.2.9 and B.2.10): key,
+# DT, V, result, loops; the last is the Monte Carlo test.
+ANSI_CPRNG = [
+    ("f3b1666d13607242ed061cabb8d46202", "e6b3be782a23fa62d71d4afbb0e922f9",
+     "80000000000000000000000000000000", "59531ed13bb0c05584796685c12f7641", 1),
+    ("f3b1666d13607242ed061cabb8d46202", "e6b3be782a23fa62d71d4afbb0e922fa",
+     "c0000000000000000000000000000000", "7c222cf4ca8fa24c1c9cb641a9f3220d", 1),
+    ("f3b1666d13607242ed061cabb8d46202", "e6b3be782a23fa62d71d4afbb0e922fb",
+     "e0000000000000000000000000000000", "8aaa003966675be529142881a94d4ec7", 1),
+    ("f3b1666d13607242ed061cabb8d46202", "e6b3be782a23fa62d71d4afbb0e922fc",
+     "f0000000000000000000000000000000", "88dda456302423e5f69da57e7b95c73a", 1),
+    ("f3b1666d13607242ed061cabb8d46202", "e6b3be782a23fa62d71d4afbb0e922fd",
+     "f8000000000000000000000000000000", "052592466179d2cb78c40b140a5a9ac8", 1),
+    ("9f5b51200bf334b5d82be8c37255c848", "6376bbe52902ba3b67c925fa701f11ac",
+     "572c8e76872647977e74fbddc49501d1", "48e9bd0d06ee18fbe45790d5c3fc9b73", 10000),
+]
+
+
+def michael_ref(key, msg):
+    """Michael (IEEE 802.11i) in Python, for --selfcheck."""
+    m32 = 0xffffffff
+    l, r = int.from_bytes(key[:4], "little"), int.from_bytes(key[4:], "little")
+
+    def rol(x, n):
+        return ((x << n) | (x >> (32 - n))) & m32
+
+    def block(l, r, w):
+        l ^= w
+        r ^= rol(l, 17)
+        l = (l + r) & m32
+        r ^= ((l & 0x00ff00ff) << 8) | ((l & 0xff00ff00) >> 8)
+        l = (l + r) & m32
+        r ^= rol(l, 3)
+        l = (l + r) & m32
+        r ^= rol(l, 30)
+        l = (l + r) & m32
+        return l, r
+    data = msg + b"\x5a" + b"\0" * ((3 - len(msg)) % 4) + b"\0" * 4
+    for i in range(0, len(data), 4):
+        l, r = block(l, r, int.from_bytes(data[i:i + 4], "little"))
+    return l.to_bytes(4, "little") + r.to_bytes(4, "little")
+
+
+def check_michael(v):
+    return michael_ref(v.key, v.msg) == v.digest
+
+
+def check_cprng(v):
+    """X9.31 A.2.4 with the cryptography package's AES-128."""
+    try:
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+    except ImportError:
+        return None
+    enc = Cipher(algorithms.AES(v.key), modes.ECB()).encryptor()
+    dt, vv = int.from_bytes(v.dt, "big"), v.v
+    for _ in range(v.loops):
+        i = enc.update(dt.to_bytes(16, "big"))
+        out = enc.update(bytes(a ^ b for a, b in zip(i, vv)))
+        vv = enc.update(bytes(a ^ b for a, b in zip(out, i)))
+        dt = (dt + 1) % (1 << 128)
+    return out == v.result
+
+
+def testmgr_descs():
+    none = ("fn", lambda v: None)
+    pcbc = [CipherVec(unhex(k), unhex(iv), p, unhex(c), origin=o) for k, iv, p, c, o in FCRYPT_PCBC]
+    single = [CipherVec(v.key, None, v.ptext, v.ctext, origin=v.origin + ", one block, zero IV")
+              for v in pcbc[:2]]
+    src = "Linux 6.1 crypto/testmgr.h fcrypt_pcbc_tv_template"
+    d = [Desc("fcrypt", CIPHER, single, src + " (its zero-IV single blocks)", none),
+         Desc("ecb(fcrypt)", SKCIPHER, single, src + " (its zero-IV single blocks)", none),
+         Desc("pcbc(fcrypt)", SKCIPHER, pcbc, src, none),
+         Desc("michael_mic", HASH, [HashVec(m, unhex(t), key=unhex(k), origin="IEEE 802.11i, testmgr.h")
+                                    for k, m, t in MICHAEL_MIC],
+              "Linux 6.1 crypto/testmgr.h michael_mic_tv_template (IEEE 802.11i)", ("fn", check_michael)),
+         Desc("ansi_cprng", CPRNG, [CprngVec(unhex(k), unhex(dt), unhex(v), unhex(r), n,
+                                             origin="NIST RNGVS B.2.%s, testmgr.h" % ("10" if n > 1 else "9"))
+                                    for k, dt, v, r, n in ANSI_CPRNG],
+              "Linux 6.1 crypto/testmgr.h ansi_cprng_aes_tv_template (NIST RNGVS B.2.9, B.2.10)",
+              ("fn", check_cprng))]
+    return d
+
+
+# --------------------------------------------------------------------------
 # Collection
 # --------------------------------------------------------------------------
 
@@ -1515,6 +1637,7 @@ def collect(vdir):
                               ("aead", None)))
     descs += more_algs_descs(vdir)
     descs += kernel_names_descs(vdir)
+    descs += testmgr_descs()
 
     descs.sort(key=lambda d: d.alg.encode("ascii"))   # strcmp order
     names = [d.alg for d in descs]
@@ -1524,7 +1647,7 @@ def collect(vdir):
         if not d.vecs:
             raise VectorError("%s: no vectors" % d.alg)
         if d.kind == CIPHER:
-            bs = 8 if d.alg in ("des", "des3_ede", "cast5", "blowfish") else 16
+            bs = 8 if d.alg in ("des", "des3_ede", "cast5", "blowfish", "fcrypt") else 16
             for v in d.vecs:
                 if v.iv is not None or len(v.ptext) != bs:
                     raise VectorError("%s: not a single block" % d.alg)
@@ -1870,9 +1993,9 @@ def emit(descs, vdir):
     out = []
     out.append("/* Generated by tools/gen-testvec.py from %s\n"
                " * (NIST CAVP files, RFC 1321/2202/3686/4231/7539 and BoringSSL vectors as\n"
-               " * shipped by Debian's python3-cryptography-vectors) and RFC 3962\n"
-               " * Appendix B; see each table for how AEAD vectors were derived;\n"
-               " * do not edit. */\n" % vectors_name(vdir))
+               " * shipped by Debian's python3-cryptography-vectors), RFC 3962\n"
+               " * Appendix B and Linux 6.1's crypto/testmgr.h; see each table for how\n"
+               " * AEAD vectors were derived; do not edit. */\n" % vectors_name(vdir))
     out.append('#include "testvec.h"\n')
     for d in descs:
         ident = c_ident(d.alg)
@@ -1896,6 +2019,18 @@ def emit(descs, vdir):
             out.append("static const struct ualg_aead_testvec %s[] = {" % ident)
             for v in d.vecs:
                 out += emit_aead_vec(v)
+        elif d.kind == CPRNG:
+            out.append(c_comment("%s: %s" % (d.alg, d.source)))
+            out.append("static const struct ualg_cprng_testvec %s[] = {" % ident)
+            for v in d.vecs:
+                out.append("\t{ /* %s */" % v.origin)
+                for name, b in (("key", v.key), ("dt", v.dt), ("v", v.v)):
+                    out.append(c_field(name, b))
+                    out.append("\t\t.%s = %d," % ({"key": "klen", "dt": "dtlen", "v": "vlen"}[name], len(b)))
+                out.append(c_field("result", v.result))
+                out.append("\t\t.rlen = %d," % len(v.result))
+                out.append("\t\t.loops = %d," % v.loops)
+                out.append("\t},")
         else:
             out.append(c_comment("%s: %s" % (d.alg, d.source)))
             out.append("static const struct ualg_cipher_testvec %s[] = {" % ident)

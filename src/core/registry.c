@@ -601,6 +601,8 @@ static const struct {
 	{ ualg_nettle_more_register, NULL }, { NULL, "ipsecmb" }, { ualg_asym_register, NULL },
 	{ NULL, "compress" }, { ualg_null_register, NULL }, { NULL, "botan" },
 	{ NULL, "cryptopp" }, { ualg_jitter_register, NULL },
+	{ ualg_fcrypt_register, NULL }, { ualg_michael_mic_register, NULL },
+	{ ualg_ansi_cprng_register, NULL },
 };
 
 static int register_ranked(uint8_t rank, int (*reg)(void))

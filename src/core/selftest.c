@@ -4,7 +4,8 @@
  * exercises the paths AF_ALG uses: split updates and state cloning for
  * hashes, in-place and chained requests for skciphers, in-place requests
  * with the associated data in front (algif_aead's layout) and rejection of
- * a bad tag for AEADs. */
+ * a bad tag for AEADs.  Deterministic rngs are found by driver name, as
+ * testmgr finds ansi_cprng. */
 #include "crypto.h"
 #include "testvec.h"
 
@@ -161,6 +162,26 @@ static int test_aead_vec(struct ualg_tfm *tfm, const struct ualg_aead_testvec *v
 	return bad ? -1 : 0;
 }
 
+/* Seeds V || key || DT, then reads loops times: the last read must give
+ * the vector's result (test_cprng()). */
+static int test_cprng_vec(struct ualg_tfm *tfm, const struct ualg_cprng_testvec *v)
+{
+	const size_t slen = v->vlen + v->klen + v->dtlen;
+	uint8_t seed[128], out[64];
+
+	if (slen > sizeof(seed) || !v->rlen || v->rlen > sizeof(out) || !v->loops)
+		return -1;
+	memcpy(seed, v->v, v->vlen);
+	memcpy(seed + v->vlen, v->key, v->klen);
+	memcpy(seed + v->vlen + v->klen, v->dt, v->dtlen);
+	int bad = ualg_rng_seed(tfm, seed, slen) != 0;
+	for (unsigned i = 0; !bad && i < v->loops; i++)
+		bad = ualg_rng_generate(tfm, out, v->rlen) != 0;
+	bad = bad || memcmp(out, v->result, v->rlen);
+	ualg_wipe(seed, sizeof(seed));
+	return bad ? -1 : 0;
+}
+
 static bool kind_matches(enum ualg_test_kind kind, enum ualg_alg_type type)
 {
 	switch (kind) {
@@ -168,6 +189,7 @@ static bool kind_matches(enum ualg_test_kind kind, enum ualg_alg_type type)
 	case UALG_TEST_CIPHER: return type == UALG_ALG_CIPHER;
 	case UALG_TEST_SKCIPHER: return type == UALG_ALG_SKCIPHER;
 	case UALG_TEST_AEAD: return type == UALG_ALG_AEAD;
+	case UALG_TEST_CPRNG: return type == UALG_ALG_RNG;
 	default: return false;	/* selftest_asym.c's kinds */
 	}
 }
@@ -184,6 +206,7 @@ union any_testvec {
 	struct ualg_hash_testvec hash;
 	struct ualg_cipher_testvec cipher;
 	struct ualg_aead_testvec aead;
+	struct ualg_cprng_testvec cprng;
 };
 
 static const void *vec_at(const struct ualg_test_desc *d, size_t i)
@@ -193,6 +216,7 @@ static const void *vec_at(const struct ualg_test_desc *d, size_t i)
 	case UALG_TEST_CIPHER:
 	case UALG_TEST_SKCIPHER: return &((const struct ualg_cipher_testvec *)d->vecs)[i];
 	case UALG_TEST_AEAD: return &((const struct ualg_aead_testvec *)d->vecs)[i];
+	case UALG_TEST_CPRNG: return &((const struct ualg_cprng_testvec *)d->vecs)[i];
 	default: break;
 	}
 	return NULL;
@@ -235,6 +259,11 @@ static char *corrupt_vec(const struct ualg_alg *alg, enum ualg_test_kind kind, c
 		    (p = flipped_copy(copy->aead.ctext, copy->aead.clen)))
 			copy->aead.ctext = p;
 		break;
+	case UALG_TEST_CPRNG:
+		copy->cprng = *(const struct ualg_cprng_testvec *)vec;
+		if (copy->cprng.rlen && (p = flipped_copy(copy->cprng.result, copy->cprng.rlen)))
+			copy->cprng.result = p;
+		break;
 	default:	/* selftest_asym.c flips its own */
 		break;
 	}
@@ -248,6 +277,7 @@ static int run_vec_kind(struct ualg_tfm *tfm, enum ualg_test_kind kind, const vo
 	case UALG_TEST_CIPHER: return test_cipher_vec(tfm, v);
 	case UALG_TEST_SKCIPHER: return test_skcipher_vec(tfm, v);
 	case UALG_TEST_AEAD: return test_aead_vec(tfm, v);
+	case UALG_TEST_CPRNG: return test_cprng_vec(tfm, v);
 	default: return -1;
 	}
 }
@@ -264,7 +294,8 @@ static int run_vec(struct ualg_tfm *tfm, enum ualg_test_kind kind, const void *v
 
 int ualg_selftest_run(struct ualg_alg *alg)
 {
-	const struct ualg_test_desc *d = find_desc(alg->name);
+	const struct ualg_test_desc *d =
+		find_desc(alg->type == UALG_ALG_RNG ? alg->driver : alg->name);
 	int err = 0, bad = 0;
 	bool corrupt = corrupt_alg[0] && !strcmp(corrupt_alg, alg->name);
 

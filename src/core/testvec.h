@@ -86,14 +86,30 @@ struct ualg_comp_testvec {
 	size_t slen;
 };
 
-enum ualg_test_kind { UALG_TEST_HASH, UALG_TEST_CIPHER, UALG_TEST_SKCIPHER, UALG_TEST_AEAD,
-		      UALG_TEST_AKCIPHER, UALG_TEST_KPP, UALG_TEST_COMP };
+/* Deterministic random number generators seeded V || key || DT, as the
+ * kernel's cprng_testvec: after seeding, loops reads of rlen bytes; the
+ * last read must give result. */
+struct ualg_cprng_testvec {
+	const char *key;
+	size_t klen;
+	const char *dt;
+	size_t dtlen;
+	const char *v;
+	size_t vlen;
+	const char *result;
+	size_t rlen;
+	unsigned loops;
+};
 
-/* One entry per generic algorithm name (cra_name), sorted by name. */
+enum ualg_test_kind { UALG_TEST_HASH, UALG_TEST_CIPHER, UALG_TEST_SKCIPHER, UALG_TEST_AEAD,
+		      UALG_TEST_AKCIPHER, UALG_TEST_KPP, UALG_TEST_COMP, UALG_TEST_CPRNG };
+
+/* One entry per generic algorithm name (cra_name), sorted by name; an
+ * rng's entry is under its driver name, as the rngs share "stdrng". */
 struct ualg_test_desc {
-	const char *alg;		/* e.g. "cbc(aes)", "hmac(sha256)" */
+	const char *alg;		/* e.g. "cbc(aes)", "hmac(sha256)", "ansi_cprng" */
 	enum ualg_test_kind kind;
-	const void *vecs;		/* ualg_{hash,cipher,aead}_testvec[] by kind */
+	const void *vecs;		/* ualg_{hash,cipher,aead,cprng}_testvec[] by kind */
 	size_t count;
 	const char *source;		/* where the vectors come from */
 };

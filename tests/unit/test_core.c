@@ -1,8 +1,9 @@
 /* Unit tests of the core crypto API, as TAP: registry, priorities, template
  * instantiation and caching, name errors, a cross-check of every
  * whole-mode driver against the generic template instance on random data,
- * the AEAD templates against their inner algorithms driven by hand, and
- * drivers that fail their vectors being refused. */
+ * the AEAD templates against their inner algorithms driven by hand,
+ * drivers that fail their vectors being refused, and the kernel semantics
+ * of the algorithms written here (fcrypt, michael_mic, ansi_cprng). */
 #include "crypto.h"
 #include "template.h"
 #include "modes.h"
@@ -831,6 +832,197 @@ static void test_kernel_names(void)
 	ualg_core_exit();
 }
 
+/* fcrypt, michael_mic and ansi_cprng (drivers/fcrypt.c, michael_mic.c,
+ * ansi_cprng.c): each table of testmgr.h's vectors is really run (a
+ * corrupted one fails the self-test), and what the kernel's versions do
+ * beyond their vectors. */
+static void test_legacy_vectors(void)
+{
+	static const struct {
+		enum ualg_alg_type type;
+		const char *name, *corrupt;
+	} algs[] = {
+		{ UALG_ALG_CIPHER, "fcrypt", "fcrypt" },
+		{ UALG_ALG_SKCIPHER, "ecb(fcrypt)", "ecb(fcrypt)" },
+		{ UALG_ALG_SKCIPHER, "pcbc(fcrypt)", "pcbc(fcrypt)" },
+		{ UALG_ALG_SHASH, "michael_mic", "michael_mic" },
+		{ UALG_ALG_RNG, "ansi_cprng", "stdrng" },	/* corrupts by generic name */
+	};
+
+	for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++) {
+		ok(ualg_core_init() == 0 && fips_lookup(algs[i].type, algs[i].name) == 0,
+		   "%s is served", algs[i].name);
+		ualg_core_exit();
+		ualg_selftest_corrupt(algs[i].corrupt);
+		int err = ualg_core_init() ? -1 : fips_lookup(algs[i].type, algs[i].name);
+		ok(err == ELIBBAD, "%s: a corrupted vector fails its self-test (%d)", algs[i].name, err);
+		ualg_core_exit();
+		ualg_selftest_corrupt(NULL);
+	}
+}
+
+static struct ualg_tfm *tfm_of(enum ualg_alg_type type, const char *name)
+{
+	int err;
+	struct ualg_alg *a = lookup(type, name, &err);
+	struct ualg_tfm *t = a ? ualg_tfm_new(a, &err) : NULL;
+
+	ualg_alg_put(a);
+	return t;
+}
+
+static void test_fcrypt(void)
+{
+	struct ualg_tfm *c = tfm_of(UALG_ALG_CIPHER, "fcrypt");
+	uint8_t key[8], key2[8], in[8], a[8], b[8];
+
+	RAND_bytes(key, sizeof(key));
+	RAND_bytes(in, sizeof(in));
+	for (int i = 0; i < 8; i++)
+		key2[i] = key[i] ^ 1;
+	ok(c && ualg_tfm_setkey(c, key, 7) == -EINVAL && ualg_tfm_setkey(c, key, 9) == -EINVAL,
+	   "fcrypt: keys of 7 and 9 bytes are EINVAL");
+	bool same = c && !ualg_tfm_setkey(c, key, 8);
+	if (same) {
+		ualg_cipher_encrypt_one(c, a, in);
+		ualg_cipher_decrypt_one(c, b, a);
+		same = !memcmp(b, in, 8);
+	}
+	ok(same, "fcrypt: decryption inverts encryption");
+	same = c && !ualg_tfm_setkey(c, key2, 8);
+	if (same) {
+		ualg_cipher_encrypt_one(c, b, in);
+		same = !memcmp(a, b, 8);
+	}
+	ok(same, "fcrypt: the key bytes' low (parity) bits are ignored");
+	ualg_tfm_free(c);
+	/* Every mode over the 8-byte block, round trip on 37 or 40 bytes. */
+	static const char *const modes[] = { "cbc(fcrypt)", "ctr(fcrypt)", "cfb(fcrypt)",
+					     "ofb(fcrypt)", "pcbc(fcrypt)", "cts(cbc(fcrypt))" };
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct ualg_tfm *t = tfm_of(UALG_ALG_SKCIPHER, modes[i]);
+		const size_t len = strncmp(modes[i], "cbc", 3) && strncmp(modes[i], "pcbc", 4) ? 37 : 40;
+		uint8_t p[40], x[40], iv[8], iv0[8];
+		RAND_bytes(p, sizeof(p));
+		RAND_bytes(iv0, sizeof(iv0));
+		memcpy(iv, iv0, 8);
+		same = t && t->alg->u.skcipher.ivsize == 8 && !ualg_tfm_setkey(t, key, 8) &&
+		       !ualg_skcipher_crypt(t, true, iv, p, x, len) && memcmp(p, x, len);
+		memcpy(iv, iv0, 8);
+		same = same && !ualg_skcipher_crypt(t, false, iv, x, x, len) && !memcmp(p, x, len);
+		ok(same, "%s: 8-byte IV, %zu bytes round trip", modes[i], len);
+		ualg_tfm_free(t);
+	}
+}
+
+static void test_michael_mic(void)
+{
+	struct ualg_tfm *t = tfm_of(UALG_ALG_SHASH, "michael_mic");
+	struct ualg_hash_desc d = { 0 }, e = { 0 };
+	uint8_t key[8], msg[23], one[8], out[8], state[64];
+
+	RAND_bytes(key, sizeof(key));
+	RAND_bytes(msg, sizeof(msg));
+	ok(t && ualg_tfm_setkey(t, key, 7) == -EINVAL && ualg_tfm_setkey(t, key, 16) == -EINVAL,
+	   "michael_mic: keys other than 8 bytes are EINVAL");
+	bool same = t && !ualg_tfm_setkey(t, key, 8) && !ualg_hash_digest(t, msg, sizeof(msg), one);
+	/* Byte by byte, exporting and importing the state after each. */
+	same = same && ualg_hash_statesize(t) <= sizeof(state) && !ualg_hash_init(&d, t);
+	for (size_t i = 0; same && i < sizeof(msg); i++) {
+		same = !ualg_hash_update(&d, msg + i, 1) && !ualg_hash_export(&d, state);
+		ualg_hash_exit(&e);
+		memset(&e, 0, sizeof(e));
+		same = same && !ualg_hash_import(&e, t, state, ualg_hash_statesize(t));
+		ualg_hash_exit(&d);
+		d = e;
+		memset(&e, 0, sizeof(e));
+	}
+	same = same && !ualg_hash_final(&d, out) && !memcmp(one, out, 8);
+	ok(same, "michael_mic: byte-wise updates through export/import give the one-shot MIC");
+	ualg_hash_exit(&d);
+	memset(&d, 0, sizeof(d));
+	if (t && !ualg_hash_init(&d, t) && !ualg_hash_export(&d, state)) {
+		state[12] = 4;	/* four pending bytes: never a valid state */
+		ok(ualg_hash_import(&e, t, state, ualg_hash_statesize(t)) == -EINVAL,
+		   "michael_mic: a state with 4 pending bytes is refused");
+		ualg_hash_exit(&e);
+	} else {
+		ok(0, "michael_mic: a state with 4 pending bytes is refused");
+	}
+	ualg_hash_exit(&d);
+	ualg_tfm_free(t);
+}
+
+/* AES-128 of one block by OpenSSL, for the X9.31 construction by hand. */
+static void aes128(bool enc, const uint8_t *key, const uint8_t *in, uint8_t *out)
+{
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	int n;
+
+	EVP_CipherInit_ex(c, EVP_aes_128_ecb(), NULL, key, NULL, enc);
+	EVP_CIPHER_CTX_set_padding(c, 0);
+	EVP_CipherUpdate(c, out, &n, in, 16);
+	EVP_CIPHER_CTX_free(c);
+}
+
+static void test_ansi_cprng(void)
+{
+	struct ualg_tfm *t = tfm_of(UALG_ALG_RNG, "ansi_cprng");
+	uint8_t seed[64], a[80], b[80], i[16], x[16];
+
+	RAND_bytes(seed, sizeof(seed));
+	ok(t && ualg_rng_generate(t, a, 16) == -EINVAL, "ansi_cprng: unseeded, a read is EINVAL");
+	ok(t && ualg_rng_seed(t, seed, 31) == -EINVAL && ualg_rng_generate(t, a, 16) == -EINVAL,
+	   "ansi_cprng: a 31-byte seed is EINVAL and seeds nothing");
+	/* X9.31 by hand: I = E(DT), R = E(I ^ V), V' = E(R ^ I), DT + 1. */
+	bool same = t && !ualg_rng_seed(t, seed, 48) && !ualg_rng_generate(t, a, 32);
+	uint8_t v[16], dt[16];
+	memcpy(v, seed, 16);
+	memcpy(dt, seed + 32, 16);
+	for (int blk = 0; same && blk < 2; blk++) {
+		aes128(true, seed + 16, dt, i);
+		ualg_xor(x, i, v, 16);
+		aes128(true, seed + 16, x, b + 16 * blk);
+		ualg_xor(x, b + 16 * blk, i, 16);
+		aes128(true, seed + 16, x, v);
+		ualg_ctr_add(dt, 16, 1);
+	}
+	ok(same && !memcmp(a, b, 32), "ansi_cprng: two blocks as X9.31 A.2.4 makes them");
+	/* A 32-byte seed has DT zero; bytes past 48 are ignored. */
+	memset(seed + 32, 0, 16);
+	same = t && !ualg_rng_seed(t, seed, 32) && !ualg_rng_generate(t, a, 48) &&
+	       !ualg_rng_seed(t, seed, 64) && !ualg_rng_generate(t, b, 48) && !memcmp(a, b, 48);
+	ok(same, "ansi_cprng: a 32-byte seed is V || key with DT zero; a 64-byte one uses 48");
+	/* The output is one byte stream, whatever the reads' sizes. */
+	same = t && !ualg_rng_seed(t, seed, 48) && !ualg_rng_generate(t, b, 5) &&
+	       !ualg_rng_generate(t, b + 5, 11) && !ualg_rng_generate(t, b + 16, 1) &&
+	       !ualg_rng_generate(t, b + 17, 31) && !memcmp(a, b, 48);
+	ok(same, "ansi_cprng: reads of 5, 11, 1 and 31 bytes give the 48 of one read");
+	/* The continuity test: V chosen so that the first block is 16 zero
+	 * bytes, the kernel's initial "previous block". */
+	aes128(true, seed + 16, seed + 32, i);
+	memset(x, 0, 16);
+	aes128(false, seed + 16, x, x);
+	ualg_xor(seed, x, i, 16);
+	same = t && !ualg_rng_seed(t, seed, 48) && ualg_rng_generate(t, a, 3) == -EINVAL &&
+	       ualg_rng_generate(t, a, 16) == -EINVAL;
+	ok(same, "ansi_cprng: a block repeating the previous one is EINVAL, and so is every read after");
+	seed[0] ^= 1;
+	ok(t && !ualg_rng_seed(t, seed, 48) && !ualg_rng_generate(t, a, 16),
+	   "ansi_cprng: seeding again clears the failure");
+	ualg_tfm_free(t);
+}
+
+static void test_legacy_algs(void)
+{
+	test_legacy_vectors();
+	ok(ualg_core_init() == 0, "init");
+	test_fcrypt();
+	test_michael_mic();
+	test_ansi_cprng();
+	ualg_core_exit();
+}
+
 /* An AEAD that takes its plaintext from elsewhere (req.src) writes what
  * in-place encryption writes; templates over it stay in place. */
 static void test_aead_out_of_place(const char *name, const char *driver)
@@ -913,6 +1105,7 @@ int main(void)
 	test_exportable_lookup();
 	ualg_core_exit();
 	test_kernel_names();
+	test_legacy_algs();
 	test_fips();	/* last: FIPS mode cannot be left */
 	return tap_done();
 }

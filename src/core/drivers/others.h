@@ -16,4 +16,10 @@ int ualg_null_register(void);		/* null.c: cipher_null, ecb(cipher_null), digest_
 int ualg_botan_register(void);		/* botan.c: cast6, streebog*, wp*, xchacha12 */
 int ualg_cryptopp_register(void);	/* cryptopp.c: vmac64(aes) */
 int ualg_jitter_register(void);		/* jitter.c: jitterentropy_rng (getrandom) */
+
+/* Written here from their specifications, where no library in Debian has
+ * them (the block cipher under ansi_cprng is OpenSSL's AES). */
+int ualg_fcrypt_register(void);		/* fcrypt.c: fcrypt (AFS's Rx cipher) */
+int ualg_michael_mic_register(void);	/* michael_mic.c: michael_mic (TKIP's MIC) */
+int ualg_ansi_cprng_register(void);	/* ansi_cprng.c: ansi_cprng (X9.31, AES-128) */
 #endif
