@@ -2,9 +2,10 @@
 serves from Botan, Nettle's modes, ISA-L, the null algorithms and the
 templates added with them: cast6 in its modes, streebog, whirlpool,
 crct10dif, cbcmac, gcm over other 16-byte ciphers, kw, rfc3686 and the
-authenc and essiv compositions (reference: Linux 6.1 with modules loaded
-on demand, recorded into tests/golden/kernel_names.txt with --timeout 30:
-a bind that loads modules takes seconds in the emulated oracle).  Cases
+authenc and essiv compositions, and fcrypt, michael_mic and ansi_cprng,
+which ualg's core implements (reference: Linux 6.1 with modules loaded on
+demand, recorded into tests/golden/kernel_names.txt with --timeout 30: a
+bind that loads modules takes seconds in the emulated oracle).  Cases
 assert nothing: the recording is the truth.
 """
 
@@ -192,3 +193,145 @@ def kn_rng_jitterentropy(c):
     t, o = opfd(c, "rng", "jitterentropy_rng")
     c.read(o, 48, random=True)
     c.read(o, 16, random=True)
+
+
+# ====================================================================== fcrypt, michael_mic, ansi_cprng
+# The algorithms written in ualg's core (drivers/fcrypt.c, michael_mic.c,
+# ansi_cprng.c), with testmgr.h's vectors among the inputs.
+
+K8, IV8 = bytes(range(8)), h("f0e1d2c3b4a59687")
+DOGS = b"The quick brown fox jumps over the lazy dogs.\0\0\0"     # testmgr.h fcrypt
+LEGACY_SKC = [
+    ("ecb(fcrypt)", bytes(8), None, bytes(8), None),                  # testmgr.h
+    ("ecb(fcrypt)", K8, None, pat(40), 16),
+    ("ecb(fcrypt)", K8, None, pat(12), None),
+    ("ecb(fcrypt)", bytes(7), None, pat(8), None),
+    ("ecb(fcrypt)", bytes(16), None, pat(8), None),
+    ("cbc(fcrypt)", K8, IV8, pat(48), 24),
+    ("pcbc(fcrypt)", h("f0e1d2c3b4a59687"), h("fedcba9876543210"), DOGS, None),  # testmgr.h
+    ("pcbc(fcrypt)", K8, IV8, pat(40), 8),
+    ("cfb(fcrypt)", K8, IV8, pat(37), 16),
+    ("ofb(fcrypt)", K8, IV8, pat(21), 8),
+    ("ctr(fcrypt)", K8, IV8, pat(37), 16),
+    ("ctr(fcrypt)", K8, h("00000000fffffffe"), pat(40), None),
+    ("ctr(fcrypt)", K8, h("ffffffffffffffff"), pat(20), None),
+    ("cts(cbc(fcrypt))", K8, IV8, pat(37), None),
+    ("cts(cbc(fcrypt))", K8, IV8, pat(16), None),
+    ("cts(cbc(fcrypt))", K8, IV8, pat(9), None),
+    ("cts(cbc(fcrypt))", K8, IV8, pat(8), None),
+    ("cts(cbc(fcrypt))", K8, IV8, pat(7), None),
+    ("cts(cbc(fcrypt))", K8, IV8, pat(64), 16),
+]
+
+_seen = {}
+for _alg, _key, _iv, _data, _split in LEGACY_SKC:
+    _n = _seen[_alg] = _seen.get(_alg, 0) + 1
+    CASES.add("kn_legacy_skc_%s_%d" % (ident(_alg), _n), _skc(_alg, _key, _iv, _data, _split))
+
+
+def _fcrypt_chain(alg, n1, n2):
+    """Two requests on one op socket: the IV the first leaves for the second."""
+    def f(c):
+        t, o = opfd(c, "skcipher", alg, K8)
+        p = pat(n1 + n2, 5)
+        crypt(c, o, p[:n1], ALG_OP_ENCRYPT, IV8)
+        c.read(o, n1)
+        crypt(c, o, p[n1:])
+        c.read(o, n2)
+        crypt(c, o, p[:n1], ALG_OP_DECRYPT, IV8)
+        c.read(o, n1)
+        crypt(c, o, p[n1:], ALG_OP_DECRYPT)
+        c.read(o, n2)
+    return f
+
+
+for _alg, _n1, _n2 in (("cbc(fcrypt)", 16, 8), ("pcbc(fcrypt)", 8, 16), ("cfb(fcrypt)", 12, 12),
+                       ("ofb(fcrypt)", 13, 11), ("ctr(fcrypt)", 11, 13), ("cts(cbc(fcrypt))", 20, 17)):
+    CASES.add("kn_legacy_chain_%s" % ident(_alg), _fcrypt_chain(_alg, _n1, _n2))
+
+
+LEGACY_HASHES = [
+    ("michael_mic", bytes(8), [b"", b"M", b"Mi", b"Mic", b"Mich", b"Michael"]),   # testmgr.h
+    ("michael_mic", h("d55e100510128986"), [b"Michael", pat(1000), pat(37)]),
+    ("michael_mic", bytes(7), [b"abc"]),
+    ("michael_mic", bytes(16), [b"abc"]),
+    ("michael_mic", b"", [b"abc"]),
+]
+
+_seen = {}
+for _alg, _key, _msgs in LEGACY_HASHES:
+    _n = _seen[_alg] = _seen.get(_alg, 0) + 1
+    CASES.add("kn_legacy_hash_%s_%d" % (ident(_alg), _n), _hash(_alg, _key, _msgs))
+
+
+# ansi_cprng: the seed is V || key || DT (testmgr.h's first vector here).
+CPRNG_V, CPRNG_K = h("80000000000000000000000000000000"), h("f3b1666d13607242ed061cabb8d46202")
+CPRNG_DT = h("e6b3be782a23fa62d71d4afbb0e922f9")
+CPRNG_SEED = CPRNG_V + CPRNG_K + CPRNG_DT
+
+
+def _cprng(seed, reads):
+    def f(c):
+        t, o = opfd(c, "rng", "ansi_cprng", seed)
+        for n in reads:
+            c.read(o, n)
+    return f
+
+
+for _name, _seed, _reads in (
+        ("testmgr", CPRNG_SEED, (16, 16, 5, 27, 128, 200)),
+        ("no_dt", CPRNG_V + CPRNG_K, (48,)),
+        ("seed_47", CPRNG_SEED[:47], (16,)),
+        ("seed_64", CPRNG_SEED + pat(16), (16,)),
+        ("seed_31", CPRNG_SEED[:31], (16,)),
+        ("seed_0", b"", (16,)),
+        ("unseeded", None, (16, 0))):
+    CASES.add("kn_legacy_cprng_" + _name, _cprng(_seed, _reads))
+
+
+@case
+def kn_legacy_cprng_shared(c):
+    # Every op socket of one transform reads the same generator.
+    t, o = opfd(c, "rng", "ansi_cprng", CPRNG_SEED)
+    o2 = c.accept(t)
+    c.read(o, 8)
+    c.read(o2, 8)
+    c.read(o, 20)
+
+
+@case
+def kn_legacy_cprng_reseed(c):
+    # A seed is set with no op socket open (EBUSY otherwise).
+    t, o = opfd(c, "rng", "ansi_cprng", CPRNG_SEED)
+    c.read(o, 5)
+    c.setkey(t, CPRNG_SEED)
+    c.close(o)
+    c.setkey(t, CPRNG_SEED[:31])        # refused: the stream goes on
+    o = c.accept(t)
+    c.read(o, 11)
+    c.close(o)
+    c.setkey(t, pat(48, 3))
+    o = c.accept(t)
+    c.read(o, 16)
+
+
+def _aes128(key, block, decrypt=False):
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+    ci = Cipher(algorithms.AES(key), modes.ECB())
+    x = ci.decryptor() if decrypt else ci.encryptor()
+    return x.update(block) + x.finalize()
+
+
+@case
+def kn_legacy_cprng_continuity(c):
+    # V chosen so that the first block is 16 zero bytes, which the
+    # continuity test takes for a repeat of the (zeroed) previous block.
+    i = _aes128(CPRNG_K, CPRNG_DT)
+    v = bytes(a ^ b for a, b in zip(_aes128(CPRNG_K, bytes(16), True), i))
+    t, o = opfd(c, "rng", "ansi_cprng", v + CPRNG_K + CPRNG_DT)
+    c.read(o, 3)
+    c.read(o, 16)
+    c.close(o)
+    c.setkey(t, CPRNG_SEED)
+    o = c.accept(t)
+    c.read(o, 16)
