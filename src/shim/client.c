@@ -637,6 +637,12 @@ static bool fast_wanted(const struct afd *a, const struct xact *x)
 
 #define PAGES_AFTER 2u
 
+static bool program_call(uint16_t type)
+{
+	return type == UALG_MSG_SEND || type == UALG_MSG_RECV || type == UALG_MSG_SEND_SHM ||
+	       type == UALG_MSG_RECV_SHM || type == UALG_MSG_ACCEPT || type == UALG_MSG_SETSOCKOPT;
+}
+
 int client_xact(struct afd *a, int fd, struct xact *x)
 {
 	struct ualg_hdr h;
@@ -668,7 +674,7 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	pthread_mutex_lock(&a->lock);
 	while (a->expect[cls])
 		pthread_cond_wait(&a->cond, &a->lock);
-	if (a->behind_err) {
+	if (a->behind_err && program_call(x->type)) {
 		r = -a->behind_err;	/* a send written behind failed */
 		a->behind_err = 0;
 		pthread_mutex_unlock(&a->lock);
@@ -715,9 +721,21 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	if (n >= (ssize_t)sizeof(h) && (h.flags & UALG_HDR_REPLY))
 		note_send_result(a, x, epoch, h.result);
 	a->expect[cls] = 0;
+	/* A send written behind failed, and its reply came before this
+	 * call's: a call of the program's is the socket's next, whose answer
+	 * it is (the shim's own requests leave it to that call). */
+	const int late = program_call(x->type) && n >= 0 ? a->behind_err : 0;
+	if (late)
+		a->behind_err = 0;
 	pthread_cond_broadcast(&a->cond);
 	pthread_mutex_unlock(&a->lock);
 	pthread_setcancelstate(cancel_state, NULL);
+	if (late) {
+		if (x->rfd >= 0)
+			real.close(x->rfd);
+		x->rfd = -1;
+		return -late;
+	}
 	return finish(x, &h, n, cap);
 }
 
