@@ -51,6 +51,7 @@ import argparse
 import hashlib
 import hmac
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -1556,7 +1557,8 @@ def check_cprng(v):
     return out == v.result
 
 
-def testmgr_descs():
+def legacy_descs():
+    """fcrypt, michael_mic and ansi_cprng (testmgr.h's tables, copied above)."""
     none = ("fn", lambda v: None)
     pcbc = [CipherVec(unhex(k), unhex(iv), p, unhex(c), origin=o) for k, iv, p, c, o in FCRYPT_PCBC]
     single = [CipherVec(v.key, None, v.ptext, v.ctext, origin=v.origin + ", one block, zero IV")
@@ -1573,6 +1575,99 @@ def testmgr_descs():
                                     for k, dt, v, r, n in ANSI_CPRNG],
               "Linux 6.1 crypto/testmgr.h ansi_cprng_aes_tv_template (NIST RNGVS B.2.9, B.2.10)",
               ("fn", check_cprng))]
+    return d
+
+
+# --------------------------------------------------------------------------
+# Linux 6.1's testmgr.h tables (tools/vectors/linux-6.1-testmgr.h)
+# --------------------------------------------------------------------------
+
+TESTMGR_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vectors",
+                            "linux-6.1-testmgr.h")
+TESTMGR_SOURCE = "Linux 6.1 crypto/testmgr.h %s (tools/vectors/linux-6.1-testmgr.h)"
+# The tables whose algorithms have no other published vectors.
+TESTMGR_TABLES = [("nhpoly1305", HASH, "nhpoly1305_tv_template"),
+                  ("adiantum(xchacha12,aes)", SKCIPHER, "adiantum_xchacha12_aes_tv_template"),
+                  ("adiantum(xchacha20,aes)", SKCIPHER, "adiantum_xchacha20_aes_tv_template"),
+                  ("aegis128", AEAD, "aegis128_tv_template")]
+
+
+def c_literals(text):
+    """The bytes of a run of adjacent C string literals."""
+    out = bytearray()
+    i = 0
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            return bytes(out)
+        if text[i] != '"':
+            raise VectorError("testmgr: not a string literal: %r" % text[i:i + 20])
+        i += 1
+        while text[i] != '"':
+            c = text[i]
+            if c != "\\":
+                out.append(ord(c))
+                i += 1
+                continue
+            e = text[i + 1]
+            if e == "x":
+                j = i + 2
+                while j < len(text) and text[j] in "0123456789abcdefABCDEF":
+                    j += 1
+                out.append(int(text[i + 2:j], 16) & 0xff)
+                i = j
+            elif e in "01234567":
+                j = i + 1
+                while j < i + 4 and text[j] in "01234567":
+                    j += 1
+                out.append(int(text[i + 1:j], 8))
+                i = j
+            else:
+                out.append({"n": 10, "t": 9, "r": 13, "0": 0}.get(e, ord(e)))
+                i += 2
+        i += 1
+
+
+def testmgr_table(text, table):
+    """The entries of one table: a dict of field to bytes or int each."""
+    start = text.index("%s[] = {" % table)
+    end = text.index("\n};", start)
+    body = text[text.index("{", start) + 1:end]
+    entries = []
+    for chunk in body.split("\n\t}")[:-1]:
+        fields = {}
+        for m in re.finditer(r"\.(\w+)\s*=\s*((?:\"(?:[^\"\\]|\\.)*\"\s*)+|\d+)\s*,?", chunk):
+            val = m.group(2).strip()
+            fields[m.group(1)] = int(val) if val.isdigit() else c_literals(val)
+        entries.append(fields)
+    return entries
+
+
+def testmgr_descs():
+    with open(TESTMGR_FILE, encoding="utf-8") as f:
+        text = f.read()
+    none = ("fn", lambda v: None)
+    d = []
+    for alg, kind, table in TESTMGR_TABLES:
+        vecs = []
+        for n, e in enumerate(testmgr_table(text, table), 1):
+            origin = "%s #%d" % (table, n)
+            if kind == HASH:
+                if len(e["plaintext"]) != e["psize"] or len(e["key"]) != e["ksize"]:
+                    raise VectorError("%s: lengths" % origin)
+                vecs.append(HashVec(e["plaintext"], e["digest"], key=e["key"], origin=origin))
+            elif kind == SKCIPHER:
+                if len(e["key"]) != e["klen"] or len(e["ptext"]) != e["len"]:
+                    raise VectorError("%s: lengths" % origin)
+                vecs.append(CipherVec(e["key"], e["iv"], e["ptext"], e["ctext"], origin=origin))
+            else:
+                if (len(e["key"]), len(e["assoc"]), len(e["ptext"]), len(e["ctext"])) != \
+                        (e["klen"], e["alen"], e["plen"], e["clen"]):
+                    raise VectorError("%s: lengths" % origin)
+                vecs.append(AeadVec(e["key"], e["iv"], e["assoc"], e["ptext"], e["ctext"],
+                                    e["clen"] - e["plen"], origin=origin))
+        d.append(Desc(alg, kind, vecs, TESTMGR_SOURCE % table, none))
     return d
 
 
@@ -1637,6 +1732,7 @@ def collect(vdir):
                               ("aead", None)))
     descs += more_algs_descs(vdir)
     descs += kernel_names_descs(vdir)
+    descs += legacy_descs()
     descs += testmgr_descs()
 
     descs.sort(key=lambda d: d.alg.encode("ascii"))   # strcmp order

@@ -23,6 +23,7 @@
 #define UALG_MAX_IVSIZE 32	/* xchacha20 */
 #define UALG_MAX_DIGESTSIZE 64
 #define UALG_MAX_KEYSIZE 1024	/* hmac keys may be long; ciphers check their own */
+#define UALG_MAX_SPAWNS 3	/* adiantum: stream cipher, block cipher, hash */
 
 enum ualg_alg_type {
 	UALG_ALG_CIPHER,	/* single-block cipher: "aes" */
@@ -225,7 +226,7 @@ struct ualg_alg {
 	/* Its registration's place in ualg_core_init()'s order (instances
 	 * after every driver): the earlier wins among equal priorities. */
 	uint8_t rank;
-	struct ualg_alg *spawns[2];	/* what a template instance is built on */
+	struct ualg_alg *spawns[UALG_MAX_SPAWNS];	/* what a template instance is built on */
 	void (*destroy)(struct ualg_alg *alg);	/* frees an instance */
 	struct ualg_alg *next;
 };

@@ -74,6 +74,7 @@ static const struct ualg_template *const templates[] = {
 	&ualg_tmpl_cmac, &ualg_tmpl_xcbc, &ualg_tmpl_essiv, &ualg_tmpl_xctr, &ualg_tmpl_lrw,
 	&ualg_tmpl_cbcmac, &ualg_tmpl_gcm, &ualg_tmpl_kw, &ualg_tmpl_rfc3686,
 	&ualg_tmpl_pcrypt, &ualg_tmpl_cryptd,
+	&ualg_tmpl_adiantum,
 };
 
 const struct ualg_template *ualg_tmpl_find(const char *name)
@@ -414,14 +415,15 @@ static struct ualg_alg *instantiate(int type, const char *name, int *err)
 		return NULL;
 	}
 	inst->builder = builder;
-	if (tmpl->keeps_name) {
+	if (tmpl->keeps_name || tmpl->exact_name) {
 		/* The instance has its spawn's generic name (pcrypt,
 		 * cryptd): only its driver name finds it, as the kernel's
-		 * larval waits for an algorithm of the name asked for.  (The
+		 * larval waits for an algorithm of the name asked for; an
+		 * exact_name template's by either of its names.  (The
 		 * kernel keeps the instance it built; it is dropped here.) */
 		char want[UALG_MAX_ALG_NAME];
 		ualg_driver_canon(name, want);
-		if (strcmp(inst->driver, want)) {
+		if (strcmp(inst->driver, want) && (tmpl->keeps_name || strcmp(inst->name, name))) {
 			ualg_instance_free(inst);
 			*err = ENOENT;
 			return NULL;
@@ -541,7 +543,10 @@ static void retire(struct ualg_alg *inst)
 static void remove_spawns(struct ualg_alg *alg)
 {
 	for (struct ualg_alg *a = alg_list; a;) {
-		if (a->spawns[0] != alg && a->spawns[1] != alg) {
+		bool built_on = false;
+		for (unsigned i = 0; i < UALG_MAX_SPAWNS; i++)
+			built_on |= a->spawns[i] == alg;
+		if (!built_on) {
 			a = a->next;
 			continue;
 		}
@@ -603,6 +608,7 @@ static const struct {
 	{ NULL, "cryptopp" }, { ualg_jitter_register, NULL },
 	{ ualg_fcrypt_register, NULL }, { ualg_michael_mic_register, NULL },
 	{ ualg_ansi_cprng_register, NULL },
+	{ ualg_own_register, NULL },
 };
 
 static int register_ranked(uint8_t rank, int (*reg)(void))

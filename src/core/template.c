@@ -108,7 +108,7 @@ struct ualg_alg *ualg_instance_alloc(const char *tmpl, enum ualg_alg_type type,
 	inst->priority = spawns[0]->priority;
 	inst->blocksize = spawns[0]->blocksize;
 	inst->destroy = instance_destroy;
-	for (unsigned i = 0; i < nspawns && i < 2; i++) {
+	for (unsigned i = 0; i < nspawns && i < UALG_MAX_SPAWNS; i++) {
 		inst->spawns[i] = spawns[i];
 		ualg_alg_get(spawns[i]);
 	}
@@ -117,7 +117,7 @@ struct ualg_alg *ualg_instance_alloc(const char *tmpl, enum ualg_alg_type type,
 
 void ualg_instance_free(struct ualg_alg *inst)
 {
-	for (unsigned i = 0; i < 2; i++)
+	for (unsigned i = 0; i < UALG_MAX_SPAWNS; i++)
 		ualg_alg_put(inst->spawns[i]);
 	inst->destroy(inst);
 }

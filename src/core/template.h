@@ -7,7 +7,7 @@
 
 #include "crypto.h"
 
-#define UALG_TMPL_MAX_ARGS 2
+#define UALG_TMPL_MAX_ARGS 3
 
 struct ualg_template {
 	const char *name;
@@ -16,6 +16,11 @@ struct ualg_template {
 	struct ualg_alg *(*create)(const char *const *args, unsigned nargs, int *err);
 	/* Its instances keep their spawn's generic name (pcrypt, cryptd). */
 	bool keeps_name;
+	/* Its instances' names are not the template over their arguments'
+	 * (adiantum's driver name lists a spawn its generic name leaves
+	 * out): a name builds one only when it is its generic name or
+	 * stands for its driver name, as the kernel's larval is satisfied. */
+	bool exact_name;
 };
 
 /* Splits "tmpl(arg1,arg2)" into its parts, checking the kernel's name
@@ -51,6 +56,7 @@ extern const struct ualg_template ualg_tmpl_pcbc, ualg_tmpl_cfb, ualg_tmpl_ofb,
 	ualg_tmpl_lrw;
 extern const struct ualg_template ualg_tmpl_cbcmac, ualg_tmpl_gcm, ualg_tmpl_kw,
 	ualg_tmpl_rfc3686;
+extern const struct ualg_template ualg_tmpl_adiantum;
 extern const struct ualg_template ualg_tmpl_pcrypt, ualg_tmpl_cryptd;
 
 #endif

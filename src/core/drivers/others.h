@@ -22,4 +22,12 @@ int ualg_jitter_register(void);		/* jitter.c: jitterentropy_rng (getrandom) */
 int ualg_fcrypt_register(void);		/* fcrypt.c: fcrypt (AFS's Rx cipher) */
 int ualg_michael_mic_register(void);	/* michael_mic.c: michael_mic (TKIP's MIC) */
 int ualg_ansi_cprng_register(void);	/* ansi_cprng.c: ansi_cprng (X9.31, AES-128) */
+
+/* The core's own implementations, written from their specifications where
+ * no library has the primitive, over library pieces where one has them;
+ * module "ualg". */
+#define UALG_OWN_MODULE "ualg"
+int ualg_own_register(void);		/* nhpoly1305.c and aegis128.c */
+int ualg_nhpoly1305_register(void);	/* nhpoly1305.c: nhpoly1305 (NH, OpenSSL's Poly1305) */
+int ualg_aegis128_register(void);	/* aegis128.c: aegis128 */
 #endif
