@@ -35,6 +35,7 @@ diff-surface		diff
 clients			real
 diff-more-algs		diff
 diff-kernel-names	diff
+diff-adiantum-aegis	diff
 diff-harness		diff
 coverage		diff
 python			real
@@ -70,6 +71,7 @@ diff-aead-rng@algd	algd
 diff-surface@algd	algd
 diff-more-algs@algd	algd
 diff-kernel-names@algd	algd
+diff-adiantum-aegis@algd	algd
 clients@algd		algd
 python@algd		algd
 kcapi@algd		algd
@@ -259,6 +261,11 @@ suite_bad_frames() { suite "algd against malformed frames" python3 tests/proto/b
 suite_diff_kernel_names() {
 	diffsuite "differential corpus vs Linux 6.1, the coverage list's added algorithms (tests/golden/kernel_names.txt)" \
 		cases_kernel_names.py kernel_names.txt 20
+}
+
+suite_diff_adiantum_aegis() {
+	diffsuite "differential corpus vs Linux 6.1, nhpoly1305, adiantum and aegis128 (tests/golden/adiantum_aegis.txt)" \
+		cases_adiantum_aegis.py adiantum_aegis.txt 60
 }
 
 # Which of the kernel's algorithm names ualg binds (tests/coverage): the

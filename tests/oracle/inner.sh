@@ -3,7 +3,8 @@
 # the current directory; called by tests/oracle/record.sh.  usage: inner.sh REPO
 # Writes: proc-crypto.txt crypto-user.txt hash_skcipher.txt aead_rng.txt surface.txt kcapi.txt kcapi-aead.txt clients.txt
 #         python-test-socket.txt
-#         python-test-socket-full.txt more_algs.txt alg-names.txt kernel_names.txt  (and inner.log with statuses)
+#         python-test-socket-full.txt more_algs.txt alg-names.txt kernel_names.txt
+#         adiantum_aegis.txt  (and inner.log with statuses)
 set -u
 REPO=$1
 fail=0
@@ -20,6 +21,8 @@ python3 "$REPO/tests/netlink/nlclient.py" record > crypto-user.txt 2>> inner.log
 python3 "$REPO/tests/coverage/coverage.py" bind > alg-names.txt 2>> inner.log || { note "coverage.py bind failed"; fail=1; }
 python3 "$REPO/tests/diff/run.py" "$REPO/tests/diff/cases_kernel_names.py" --timeout 30 --case-timeout 120 \
     --record kernel_names.txt >> inner.log 2>&1 || { note "run.py --record (kernel_names) failed"; fail=1; }
+python3 "$REPO/tests/diff/run.py" "$REPO/tests/diff/cases_adiantum_aegis.py" --timeout 30 --case-timeout 300 \
+    --record adiantum_aegis.txt >> inner.log 2>&1 || { note "run.py --record (adiantum_aegis) failed"; fail=1; }
 
 python3 "$REPO/tests/diff/run.py" "$REPO/tests/diff/cases_hash_skcipher.py" --record hash_skcipher.txt \
     >> inner.log 2>&1 || { note "run.py --record failed"; fail=1; }

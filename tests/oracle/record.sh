@@ -6,6 +6,7 @@
 #   beside the repository, as in CI).  NO_COPY=1 records into OUTDIR only.
 # Files: hash_skcipher.txt aead_rng.txt surface.txt more_algs.txt kcapi.txt kcapi-aead.txt clients.txt
 #        python-test-socket.txt python-test-socket-full.txt proc-crypto.txt crypto-user.txt alg-names.txt kernel_names.txt
+#        adiantum_aegis.txt
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 ORACLE=${ORACLE:-$REPO/../shared/kernel-oracle.sh}
@@ -15,7 +16,7 @@ export ORACLE_TIMEOUT=${ORACLE_TIMEOUT:-3600}
 OUT=${1:-$(mktemp -d "${TMPDIR:-/tmp}/ualg-oracle-out.XXXXXX")}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-FILES="hash_skcipher.txt aead_rng.txt surface.txt more_algs.txt kcapi.txt kcapi-aead.txt clients.txt python-test-socket.txt python-test-socket-full.txt proc-crypto.txt crypto-user.txt alg-names.txt kernel_names.txt"
+FILES="hash_skcipher.txt aead_rng.txt surface.txt more_algs.txt kcapi.txt kcapi-aead.txt clients.txt python-test-socket.txt python-test-socket-full.txt proc-crypto.txt crypto-user.txt alg-names.txt kernel_names.txt adiantum_aegis.txt"
 for f in $FILES inner.log; do rm -f "$OUT/$f"; done
 
 echo "record.sh: booting the oracle, output in $OUT" >&2
