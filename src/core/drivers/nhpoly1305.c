@@ -137,6 +137,8 @@ static int nhp_init(struct ualg_hash_desc *desc)
 	struct nhp_state *st = desc->state;
 
 	memset(st, 0, sizeof(*st));
+	if (!c->poly)
+		return -ENOKEY;
 	st->poly = EVP_MAC_CTX_dup(c->poly);
 	return st->poly ? 0 : -ENOMEM;
 }

@@ -38,6 +38,7 @@
 
 struct adiantum_ctx {
 	struct ualg_tfm *stream, *block, *hash;
+	EVP_MAC_CTX *header_mac;	/* rekeyed with header_key per request */
 	uint8_t header_key[32];		/* K_T (r), then a zero s */
 };
 
@@ -50,10 +51,12 @@ static int adiantum_init_tfm(struct ualg_tfm *tfm)
 
 	if (!(c->stream = ualg_tfm_new(tfm->alg->spawns[0], &err)) ||
 	    !(c->block = ualg_tfm_new(tfm->alg->spawns[1], &err)) ||
-	    !(c->hash = ualg_tfm_new(tfm->alg->spawns[2], &err))) {
+	    !(c->hash = ualg_tfm_new(tfm->alg->spawns[2], &err)) ||
+	    !(c->header_mac = EVP_MAC_CTX_new(poly1305_mac))) {
 		ualg_tfm_free(c->stream);
 		ualg_tfm_free(c->block);
-		return -err;
+		ualg_tfm_free(c->hash);
+		return err ? -err : -ENOMEM;
 	}
 	return 0;
 }
@@ -65,6 +68,7 @@ static void adiantum_exit_tfm(struct ualg_tfm *tfm)
 	ualg_tfm_free(c->stream);
 	ualg_tfm_free(c->block);
 	ualg_tfm_free(c->hash);
+	EVP_MAC_CTX_free(c->header_mac);
 }
 
 static int adiantum_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
@@ -105,19 +109,16 @@ static int adiantum_hash(struct adiantum_ctx *c, const uint8_t *tweak, const uin
 {
 	uint8_t header[16] = { 0 }, hh[16], nh[16];
 	const uint64_t bits = (uint64_t)bulk_len * 8;
-	EVP_MAC_CTX *mac = EVP_MAC_CTX_new(poly1305_mac);
+	EVP_MAC_CTX *mac = c->header_mac;
 	size_t outl;
 	int r = -EINVAL;
 
 	for (int i = 0; i < 8; i++)
 		header[i] = (uint8_t)(bits >> (8 * i));
-	if (!mac)
-		return -ENOMEM;
 	if (EVP_MAC_init(mac, c->header_key, sizeof(c->header_key), NULL) &&
 	    EVP_MAC_update(mac, header, sizeof(header)) && EVP_MAC_update(mac, tweak, TWEAK_SIZE) &&
 	    EVP_MAC_final(mac, hh, &outl, sizeof(hh)))
 		r = ualg_hash_digest(c->hash, bulk, bulk_len, nh);
-	EVP_MAC_CTX_free(mac);
 	if (!r)
 		le128_addsub(out, hh, nh, false);
 	ualg_wipe(hh, sizeof(hh));
