@@ -11,7 +11,7 @@ own output:
     --vectors DIR);
   * RFC 3962 Appendix B for cts(cbc(aes)), which that package does not
     ship and which is therefore embedded below as data.
-  * for the algorithms of issue #4 without standard files on disk
+  * for the added algorithms without standard files on disk
     (serpent, twofish, xchacha20, xchacha12, blake2b-160/256/384, crc32, xxhash64,
     ghash, pcbc, lrw, xctr, essiv), Linux 6.1's own answers recorded on the
     oracle in tests/golden/more_algs.txt (see oracle_descs()).
@@ -780,7 +780,7 @@ def authenc_vectors(vdir, hname, esn):
 
 
 # --------------------------------------------------------------------------
-# More algorithms (issue #4): legacy hashes, MACs, more block ciphers and
+# More algorithms: legacy hashes, MACs, more block ciphers and
 # modes.  Kept apart from the rest so that other additions merge cleanly.
 # --------------------------------------------------------------------------
 
@@ -1130,7 +1130,7 @@ def check_oracle_hash(alg):
 
 
 def more_algs_descs(vdir):
-    """Descs for the algorithms of issue #4 that standard files cover."""
+    """Descs for the added algorithms that standard files cover."""
     d = []
     d.append(Desc("md4", HASH, listed_hash(RFC1320_VECTORS, "RFC 1320 A.5"),
                   "RFC 1320 Appendix A.5", ("fn", check_dgst("md4"))))

@@ -1,4 +1,4 @@
-/* RFC mode (issue 9, src/lib/ualg_rfc.h): the socket types of the 2010
+/* RFC mode (src/lib/ualg_rfc.h): the socket types of the 2010
  * design mail.  An RFC transform socket listens; each accept gives an op
  * socket that behaves like a pipe: written bytes queue up to the socket's
  * send buffer, reads return what is ready (possibly less than asked), and

@@ -1,4 +1,4 @@
-/* RFC mode's partial hash states (issue 9): what a read after
+/* RFC mode's partial hash states: what a read after
  * send(MSG_MORE) returns and send(MSG_OOB) takes back.
  *
  * Blob, version 1 (UALG_RFC_STATE_VERSION):

@@ -30,7 +30,7 @@
 #include <stdint.h>
 
 #include "ualg_abi.h"
-#include "ualg_rfc.h"	/* RFC mode's SOL_ALG constants (issue 9) */
+#include "ualg_rfc.h"	/* RFC mode's SOL_ALG constants */
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,4 +1,4 @@
-/* RFC mode (issue 9): the interface Herbert Xu proposed on 7 Sep 2010
+/* RFC mode: the interface Herbert Xu proposed on 7 Sep 2010
  * ("RFC: Crypto API User-interface", ../shared/seeds/002-...), which Linux
  * did not merge, served by algd next to the kernel-compatible one.
  *

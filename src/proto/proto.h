@@ -40,7 +40,7 @@
  * never renumbers another: 1-31 the AF_ALG socket calls, 32-47 algorithm
  * administration (crypto_user, algctl), 48-63 policy and named keys,
  * 64-79 further AF_ALG surface, 80-95 the native ring API, 96-111 RFC
- * mode (issue 9, src/lib/ualg_rfc.h).  A type algd
+ * mode (src/lib/ualg_rfc.h).  A type algd
  * does not know ends the connection like any malformed frame. */
 enum ualg_msg_type {
 	UALG_MSG_HELLO = 1,

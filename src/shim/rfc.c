@@ -1,4 +1,4 @@
-/* RFC mode (issue 9, src/lib/ualg_rfc.h) in the shim: SOCK_STREAM
+/* RFC mode (src/lib/ualg_rfc.h) in the shim: SOCK_STREAM
  * transform sockets when the program opted in (UALG_RFC=1, ualg-run
  * --rfc), listen(), options on op fds, and op fds that behave like pipes.
  *

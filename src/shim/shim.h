@@ -280,7 +280,7 @@ void epoll_forget(int fd);
 ssize_t shim_op_read(int fd, struct afd *a, const struct kabi_iov *t);
 ssize_t shim_op_write(int fd, struct afd *a, const struct kabi_iov *t);
 
-/* rfc.c: RFC mode (issue 9).  rfc_enabled(): the program opted in
+/* rfc.c: RFC mode.  rfc_enabled(): the program opted in
  * (UALG_RFC=1); then socket(AF_ALG, SOCK_STREAM, 0) is rfc_socket(). */
 bool rfc_enabled(void);
 int rfc_socket(int type, int protocol);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 10 (deployment): `meson install` into a DESTDIR, then what an
+# Deployment: `meson install` into a DESTDIR, then what an
 # administrator does with it, using only the installed files: the man pages
 # render and cover every option; algd starts by socket activation
 # (systemd-socket-activate, as systemd would: Debian's systemd package, no

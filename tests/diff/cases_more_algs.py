@@ -1,4 +1,4 @@
-"""Differential cases for the algorithms beyond the first corpus (issue #4):
+"""Differential cases for the algorithms beyond the first corpus:
 more hashes and checksums, cmac/xcbc, more block ciphers, chacha20 and
 xchacha, and the pcbc/cfb/ofb/essiv/lrw/xctr templates (reference: Linux
 6.1, recorded into tests/golden/more_algs.txt).  Same framework and rules

@@ -74,7 +74,7 @@ def recv_shm(off, n, total=None):
                  struct.pack("=QQ", off, n))
 
 
-RFC_MODE, RFC_LISTEN, RFC_WRITE, RFC_READ = 96, 97, 98, 99	# RFC mode, issue 9
+RFC_MODE, RFC_LISTEN, RFC_WRITE, RFC_READ = 96, 97, 98, 99	# RFC mode
 RFC_MORE, RFC_OOB = 0x1, 0x2
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""RFC mode (issue 9): the 2010 mail's interface under `ualg-run --rfc`.
+"""RFC mode: the 2010 mail's interface under `ualg-run --rfc`.
 Run as `ualg-run --rfc python3 tests/rfc/rfc.py`.  Vectors: NIST CAVP CCM
 (python3-cryptography-vectors, VADT128.rsp), RFC 3602 case 1 (cbc(aes)),
 RFC 4231 case 2 (hmac(sha256)); digests of random data from Python's

@@ -73,7 +73,7 @@ try:
     op.sendall(HM)
     check("RFC 4231 case 2 with the named key", op.recv(32) == HD)
     op.close()
-    # RFC mode (issue 9): a named key on an RFC hash transform; its partial
+    # RFC mode: a named key on an RFC hash transform; its partial
     # state restores on a transform keyed with the same bytes directly.
     def rfc_tfm(name):
         os.environ["UALG_RFC"] = "1"	# read by the shim at socket()

@@ -1,5 +1,5 @@
 #!/bin/bash
-# ualg-run --supervise (issue 10) with tests/supervise/static_afalg.c built
+# ualg-run --supervise with tests/supervise/static_afalg.c built
 # by musl-gcc -static: its vectors through the supervisor, proof that
 # LD_PRELOAD alone does not reach it, and that calls on other fds never
 # reach the supervisor.  Ends with "N passed, N failed".
