@@ -29,7 +29,8 @@ check: all
 	BUILD=$(BUILD) tests/run-all.sh $(SUITES)
 
 # Throughput and latency of the native API and the shim against in-process
-# OpenSSL (a benchmark, not a test).  BENCH_ARGS="--json" for JSON.  Then
+# OpenSSL (a benchmark, not a test), then every hash and skcipher streamed
+# beside a busy process (ualg-sweep).  BENCH_ARGS="--json" for JSON.  Then
 # each engine against in-process OpenSSL, with RFC 6070's PBKDF2 (the
 # 16777216 iterations take seconds in the program, about a minute through
 # algd).
@@ -39,6 +40,8 @@ bench: all
 	$(BUILD)/src/tools/ualg-bench $(BENCH_ARGS)
 	UALG_ENGINE=inproc $(BUILD)/src/tools/ualg-bench --engines --pbkdf2 $(PBKDF2_ITERATIONS)
 	UALG_ENGINE=algd $(BUILD)/src/tools/ualg-bench --engines --pbkdf2 $(ALGD_PBKDF2_ITERATIONS)
+	UALG_ENGINE=inproc $(BUILD)/src/tools/ualg-run $(BUILD)/src/tools/ualg-sweep
+	UALG_ENGINE=algd $(BUILD)/src/tools/ualg-run $(BUILD)/src/tools/ualg-sweep
 	BUILD=$(BUILD) tests/supervise/bench.sh
 
 # Re-records the golden files on a real Linux 6.1 (needs ../shared/kernel-oracle.sh).

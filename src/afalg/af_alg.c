@@ -104,6 +104,7 @@ int afalg_bind(struct alg_sock *sk, const char *type_name, uint32_t feat, uint32
 	sk->tfm = tfm;
 	sk->type = type;
 	sk->key_gen++;
+	sk->keyed = false;
 	return sk->mode ? sk->mode->bound(sk) : 0;
 }
 
@@ -150,11 +151,13 @@ int afalg_setsockopt(struct alg_sock *sk, int level, int optname, const struct a
 		if (!ualg_tfm_has_setkey(sk->tfm))
 			return -ENOSYS;
 		sk->key_gen++;
+		sk->keyed = true;
 		return ualg_tfm_setkey(sk->tfm, v->data, v->len);
 	case UALG_SET_KEY_BY_NAME:
 		if ((err = afalg_opt_copy_in(sk, v)))
 			return err;
 		sk->key_gen++;
+		sk->keyed = true;
 		return setkey_by_name(sk, v);
 	case ALG_SET_AEAD_AUTHSIZE:
 		/* The size is optlen itself; the value is not read. */

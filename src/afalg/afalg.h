@@ -146,6 +146,7 @@ struct alg_sock {
 	bool fresh;
 	uint32_t sndbuf;		/* sk_sndbuf as SO_SNDBUF set it; 0: the default */
 	uint32_t key_gen;		/* transform sockets: bumped by each bind and key */
+	bool keyed;			/* transform sockets: a key was set since the bind */
 	struct ualg_budget *mem;	/* the owner's memory budget, or NULL; op sockets inherit it */
 	void *ctx;			/* op sockets: type->ctxsize bytes */
 	/* Op sockets: a transform of their own instead of the parent's (a

@@ -56,7 +56,8 @@ int engine_ctl_info(const struct alg_sock *op, struct ualg_engine_info *out)
 		return 0;
 	const struct ualg_tfm *tfm = afalg_tfm(op);
 	out->flags = UALG_ENGINE_INPROC | (ualg_tfm_has_setkey(tfm) ? UALG_ENGINE_TAKES_KEY : 0) |
-		     (tfm->need_key ? UALG_ENGINE_NOKEY : 0);
+		     (tfm->need_key ? UALG_ENGINE_NOKEY : 0) |
+		     (op->connected && !op->parent->keyed ? UALG_ENGINE_UNKEYED : 0);
 	out->authsize = op->type->alg_type == UALG_ALG_AEAD ? tfm->authsize : 0;
 	snprintf((char *)out->type, sizeof(out->type), "%s", op->type->name);
 	snprintf(out->driver, sizeof(out->driver), "%s", drv->driver);

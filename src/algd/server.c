@@ -144,9 +144,11 @@ static int next_events(struct epoll_event *evs, int max)
 {
 	if (conn_any_ready())
 		return epoll_wait(epfd, evs, max, 0);
-	const bool skip = disp.spin_until && spin_skip;
+	const bool contended = disp.spin_until && ualg_cpu_contended();
+	const bool skip = disp.spin_until && (spin_skip || contended);
 	if (skip) {
-		spin_skip--;
+		if (spin_skip && !contended)
+			spin_skip--;
 		disp.spin_until = now_us();	/* over at once */
 	}
 	while (disp.spin_until) {

@@ -248,6 +248,9 @@ struct ualg_sndbuf {
  * (ENOKEY until a key), and a key it then sets by value keys its own
  * transform too, as the kernel's op sockets accepted before the key. */
 #define UALG_ENGINE_NOKEY 0x4u
+/* A key is optional (crc32c, xxhash64, blake2b) and none was set since the
+ * bind: the program serves the socket without one, as algd would. */
+#define UALG_ENGINE_UNKEYED 0x8u
 struct ualg_engine_info {
 	uint32_t flags;		/* UALG_ENGINE_* */
 	uint32_t authsize;	/* aead: the transform's tag length */
@@ -569,6 +572,13 @@ int ualg_admin_call(int sock, uint16_t type, const struct ualg_alg_req *q,
  * The path is walked once per process and effective uid: later connects
  * to it check the daemon's credentials only. */
 int ualg_connect(const char *path, char *why, size_t whylen);
+
+/* Whether every CPU of the host has a task to run besides the ones
+ * asking: more tasks runnable than CPUs online (/proc/loadavg, read at
+ * most every 2 ms).  A client waiting for algd's reply, or algd for a
+ * client's next request, would then spin only to keep the other from a
+ * CPU: it sleeps at once instead, and the kernel's wake-up serves it. */
+bool ualg_cpu_contended(void);
 
 /* The default algd socket path for this user, into buf. */
 int ualg_default_socket_path(char *buf, size_t size);

@@ -182,6 +182,8 @@ void client_spin(const _Atomic uint32_t *word, uint32_t before, size_t data_len)
 	const uint64_t window = poll_us() ? (poll_us() + data_len / 512) * 1000u : 0;
 	if (!window)
 		return;
+	if (ualg_cpu_contended())
+		return;
 	unsigned skip = atomic_load_explicit(&spin_skip, memory_order_relaxed);
 	if (skip) {
 		atomic_compare_exchange_strong(&spin_skip, &skip, skip - 1);
@@ -260,7 +262,7 @@ static bool others_in_flight(const struct afd *a, int cls)
  * other request is in flight on the socket, so that the next reply comes
  * after it; at most BEHIND_MAX go before a reply, so that failures never
  * fill the connection. */
-#define BEHIND_MAX 4u
+#define BEHIND_MAX 32u
 
 static atomic_uint key_epoch;	/* moves at every setsockopt on a socket of algd's */
 

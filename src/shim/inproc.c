@@ -313,7 +313,8 @@ void inproc_accepted(struct afd *parent, struct afd *a, const struct ualg_engine
 		/* A key: only the one this process set, still in force (not
 		 * one another process sharing the transform set since); or
 		 * none yet, which this process may set by value later. */
-		const bool keyless = (info.flags & UALG_ENGINE_NOKEY) && t->keysrc == KEY_NONE;
+		const bool keyless = (info.flags & (UALG_ENGINE_NOKEY | UALG_ENGINE_UNKEYED)) &&
+				     t->keysrc == KEY_NONE;
 		if ((info.flags & UALG_ENGINE_TAKES_KEY) && !keyless &&
 		    (t->keysrc != KEY_VALUE || t->key_gen != info.key_gen))
 			return;

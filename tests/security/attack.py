@@ -444,7 +444,8 @@ proc = subprocess.Popen([ALGD, "--socket", SOCK, "--ready-fd", str(wp), "--user"
                          "--alg-allow", f"aes=uid:{VICTIM}",
                          "--alg-allow", f"hmac(sha256)=uid:{VICTIM}",
                          "--alg-allow", f"hmac(sha512)=uid:{VICTIM}"],
-                        pass_fds=[wp], env=dict(os.environ, LD_PRELOAD=""), stderr=subprocess.DEVNULL)
+                        pass_fds=[wp], env=dict(os.environ, LD_PRELOAD=""),
+                        stderr=open(os.path.join(TMP, "algd.log"), "wb"))
 os.close(wp)
 assert os.read(rp, 1) == b"1"
 try:
@@ -455,14 +456,22 @@ try:
     check("root adds a key with no allow list", p.returncode == 0, p.stderr)
     p = algctl("key", "add", "victimkey", "--from-file", kf, "--allow", f"uid:{VICTIM}")
     check("root adds a key for the victim", p.returncode == 0, p.stderr)
-    for t in [test_op_socket_identity, test_alg_rules_through_op_socket, test_algd_uid,
-              lambda: test_attached_fds(proc.pid), lambda: test_attached_fds_flood(proc.pid),
-              lambda: test_rxbuf_wiped(proc.pid),
-              test_hijack, test_instances, test_drbg_rules, lambda: test_errno_when_algd_dies(proc)]:
+    tests = [test_op_socket_identity, test_alg_rules_through_op_socket, test_algd_uid,
+             lambda: test_attached_fds(proc.pid), lambda: test_attached_fds_flood(proc.pid),
+             lambda: test_rxbuf_wiped(proc.pid),
+             test_hijack, test_instances, test_drbg_rules, lambda: test_errno_when_algd_dies(proc)]
+    for t in tests:
+        alive = proc.poll() is None
         try:
             t()
         except Exception as e:
             check(f"{getattr(t, '__name__', 'test')} ran to the end", False, repr(e))
+        if alive and proc.poll() is not None and t is not tests[-1]:
+            # Why it went, for whoever reads the log.
+            print(f"# algd exited ({proc.returncode}) during {getattr(t, '__name__', 'a test')}:")
+            with open(os.path.join(TMP, "algd.log"), errors="replace") as f:
+                for line in f.read().splitlines()[-20:]:
+                    print("#   " + line)
 finally:
     if proc.poll() is None:
         proc.terminate()
