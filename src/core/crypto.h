@@ -22,7 +22,7 @@
 #define UALG_MAX_BLOCKSIZE 16
 #define UALG_MAX_IVSIZE 32	/* xchacha20 */
 #define UALG_MAX_DIGESTSIZE 64
-#define UALG_MAX_KEYSIZE 1024	/* hmac keys may be long; ciphers check their own */
+#define UALG_MAX_KEYSIZE 2048	/* hmac keys may be long, nhpoly1305 has 1088 bytes; ciphers check their own */
 #define UALG_MAX_SPAWNS 3	/* adiantum: stream cipher, block cipher, hash */
 
 enum ualg_alg_type {

@@ -441,7 +441,7 @@ struct ualg_alg_rec {
  * (ADD of a name in use), -ENOKEY (no such key), -ENOSPC (store full),
  * -ENOMEM (secure heap full). */
 #define UALG_KEY_ALLOW_MAX 511	/* bytes of allow list text */
-#define UALG_KEY_BYTES_MAX 1024	/* as UALG_MAX_KEYSIZE: hmac keys may be long */
+#define UALG_KEY_BYTES_MAX 2048	/* as UALG_MAX_KEYSIZE: hmac keys may be long */
 
 struct ualg_key_add {
 	uint32_t name_len;	/* bytes of name that follow */

@@ -87,6 +87,13 @@ static int cursor_probe(struct iov_cursor c, size_t n)
 static ssize_t send_parts(int fd, struct afd *a, struct iov_cursor *cur, size_t total,
 			  const struct shim_ctl *ctl, int flags, uint8_t *area);
 
+/* client_gather()'s copy: from the cursor, which moves only on success. */
+static int gather_copy(void *ctx, uint8_t *dst, size_t n)
+{
+	struct iov_cursor c = *(struct iov_cursor *)ctx;
+	return cursor_copy_in(&c, dst, n);
+}
+
 ssize_t alg_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, size_t total,
 		 const struct shim_ctl *ctl, int flags)
 {
@@ -95,9 +102,12 @@ ssize_t alg_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, si
 		if (n != INPROC_MOVED)
 			return n;
 	}
+	struct iov_cursor cur = { iov, niov, 0, 0 };
+	if ((flags & MSG_MORE) && total && !(ctl && ctl->present) &&
+	    client_gather(a, NULL, total, gather_copy, &cur))
+		return (ssize_t)total;
 	if (shim_nonblocking(fd, a))
 		flags |= MSG_DONTWAIT;
-	struct iov_cursor cur = { iov, niov, 0, 0 };
 	uint8_t *area = total >= SHM_MIN ? shm_acquire(fd, a) : NULL;
 	ssize_t n = send_parts(fd, a, &cur, total, ctl, flags, area);
 	if (area)

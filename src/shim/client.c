@@ -293,6 +293,87 @@ static bool may_write_behind(const struct afd *a, const struct xact *x)
 	       own_stream(a, x) && a->type == ALG_TYPE_HASH;
 }
 
+/* ---- small hash writes gathered (shim.h, client_gather()) ------------- */
+
+static int channel(struct afd *a, int fd);
+
+#define GATHER_MAX 4096u
+
+static atomic_uint gathered_total;	/* sockets with bytes gathered: fork and exec flush them */
+
+bool client_gather(struct afd *a, const void *data, size_t len,
+		   int (*copy)(void *ctx, uint8_t *dst, size_t n), void *ctx)
+{
+	pthread_mutex_lock(&a->lock);
+	bool taken = false;
+	/* Only on a socket no fork has shared: a process that shares it may
+	 * leave with _exit(), which flushes nothing, while another goes on. */
+	if (a->op && !a->rfc && !a->ipo && a->type == ALG_TYPE_HASH && !a->behind_err &&
+	    len <= GATHER_MAX - a->gather_len &&
+	    a->gen == atomic_load_explicit(&fork_gen, memory_order_relaxed) &&
+	    a->proven == atomic_load_explicit(&key_epoch, memory_order_relaxed) + 1) {
+		if (!a->gather)
+			a->gather = malloc(GATHER_MAX);
+		if (a->gather && !(data ? (memcpy(a->gather + a->gather_len, data, len), 0)
+					: copy(ctx, a->gather + a->gather_len, len))) {
+			if (!a->gather_len)
+				atomic_fetch_add(&gathered_total, 1);
+			a->gather_len += len;
+			taken = true;
+		}
+	}
+	pthread_mutex_unlock(&a->lock);
+	return taken;
+}
+
+/* The gathered bytes as one MSG_MORE send, written behind: its failure is
+ * the answer of the program's next call.  Called with a->lock held. */
+static void gather_flush(struct afd *a, int fd)
+{
+	if (!a->gather_len)
+		return;
+	struct ualg_send m = { .flags = UALG_SEND_FIRST | UALG_SEND_LAST | UALG_SEND_MORE | UALG_SEND_QUIET };
+	struct iovec parts[2] = { { &m, sizeof(m) }, { a->gather, a->gather_len } };
+	const int r = client_send(fd, UALG_MSG_SEND, parts, 2);
+	explicit_bzero(a->gather, a->gather_len);
+	a->gather_len = 0;
+	atomic_fetch_sub(&gathered_total, 1);
+	if (r) {
+		if (!a->behind_err)
+			a->behind_err = -r;
+		return;
+	}
+	a->behind++;
+	atomic_fetch_add(&behind_total, 1);
+}
+
+/* At exit(): a socket passed to another process (SCM_RIGHTS) keeps what
+ * was written to it here.  (_exit() runs nothing; a socket no fork has
+ * shared goes with the process anyway.) */
+static void flush_one(int fd, struct afd *a)
+{
+	pthread_mutex_lock(&a->lock);
+	gather_flush(a, channel(a, fd));
+	pthread_mutex_unlock(&a->lock);
+}
+
+static void flush_at_exit(void)
+{
+	if (atomic_load(&gathered_total))
+		afd_for_each(flush_one);
+}
+
+void client_gather_drop(struct afd *a)
+{
+	if (a->gather_len)
+		atomic_fetch_sub(&gathered_total, 1);
+	if (a->gather)
+		explicit_bzero(a->gather, GATHER_MAX);
+	free(a->gather);
+	a->gather = NULL;
+	a->gather_len = 0;
+}
+
 /* After a send waited for its reply: may the socket's next ones not? */
 static void note_send_result(struct afd *a, const struct xact *x, unsigned epoch, int result)
 {
@@ -428,8 +509,6 @@ int client_send(int fd, uint16_t type, const struct iovec *parts, int nparts)
  * asked for.  Their successes have no reply: a POLL's says they are done.
  * A socket with a request of another thread in flight is left to that
  * thread, whose reply shows them done as well. */
-static int channel(struct afd *a, int fd);
-
 static void settle(int fd, struct afd *a)
 {
 	int cancel_state;
@@ -437,6 +516,7 @@ static void settle(int fd, struct afd *a)
 	fd = channel(a, fd);	/* where they went */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	pthread_mutex_lock(&a->lock);
+	gather_flush(a, fd);
 	if (a->behind && !others_in_flight(a, -1)) {
 		struct xact x = { .type = UALG_MSG_POLL };
 		struct ualg_hdr h;
@@ -455,7 +535,7 @@ static void settle(int fd, struct afd *a)
 
 void client_settle_all(void)
 {
-	if (atomic_load(&behind_total))
+	if (atomic_load(&behind_total) || atomic_load(&gathered_total))
 		afd_for_each(settle);
 }
 
@@ -489,6 +569,7 @@ static void after_fork_child(void)
 void client_init(void)
 {
 	pthread_atfork(NULL, NULL, after_fork_child);
+	atexit(flush_at_exit);
 }
 
 void client_set_token(struct afd *a, const uint8_t token[UALG_TOKEN_BYTES], pid_t owner)
@@ -683,6 +764,7 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 		pthread_setcancelstate(cancel_state, NULL);
 		return r;
 	}
+	gather_flush(a, fd);	/* what was gathered goes first */
 	if (fast && !a->behind && !others_in_flight(a, -1) && fast_usable(a, x)) {
 		ssize_t n = fast_xact(a, fd, x, &h);
 		if (n != FAST_DECLINED) {

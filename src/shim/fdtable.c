@@ -107,6 +107,7 @@ void afd_release(struct afd *a)
 		real.close(a->nl_peer);
 	shm_forget(a);
 	client_forget(a);
+	client_gather_drop(a);
 	client_drop_channel(a);
 	inproc_forget(a);
 	pthread_mutex_destroy(&a->shm_lock);

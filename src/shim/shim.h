@@ -87,6 +87,9 @@ struct afd {
 	atomic_int fast_state;
 	uint32_t fast_seq;
 	atomic_uint data_calls;	/* sends and receives so far (client.c: the pages wait for a few) */
+	/* A hash op socket's small MSG_MORE writes not sent yet (client_gather()). */
+	uint8_t *gather;
+	size_t gather_len;
 	/* O_NONBLOCK of the open file as this process last set or read it
 	 * (-1: not known yet), so that a call need not ask the kernel. */
 	atomic_int nonblock;
@@ -191,6 +194,15 @@ void client_set_token(struct afd *a, const uint8_t token[UALG_TOKEN_BYTES], pid_
  * as it is); and, in the new program, the token the old one gave fd. */
 char **handon_env(char *const envp[]);
 bool handon_token(int fd, uint8_t token[UALG_TOKEN_BYTES]);
+/* Gathers a small MSG_MORE write on a hash op socket served by algd, to go
+ * with the socket's next request as one send (written behind, as a hash
+ * send whose success needs no reply): len bytes from data, or through copy
+ * (0, or -EFAULT: nothing taken).  False when the socket does not gather
+ * now (the caller sends as usual).  client_gather_drop() frees the buffer
+ * when the socket goes. */
+bool client_gather(struct afd *a, const void *data, size_t len,
+		   int (*copy)(void *ctx, uint8_t *dst, size_t n), void *ctx);
+void client_gather_drop(struct afd *a);
 /* Closes this process's channel of a, if it made one. */
 void client_drop_channel(struct afd *a);
 /* pthread_atfork() from the shim's constructor. */

@@ -87,7 +87,7 @@ static int afalg_open(struct subject *s)
 	struct sockaddr_alg sa = { .salg_family = KABI_AF_ALG };
 	snprintf((char *)sa.salg_type, sizeof(sa.salg_type), "%s",
 		 s->alg->type == UALG_ALG_SHASH ? "hash" : "skcipher");
-	snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%s", s->alg->name);
+	snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%.63s", s->alg->name);
 	s->tfd = socket(KABI_AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (s->tfd < 0 || bind(s->tfd, (struct sockaddr *)&sa, sizeof(sa)) ||
 	    (s->keylen && setsockopt(s->tfd, KABI_SOL_ALG, ALG_SET_KEY, key, (socklen_t)s->keylen)))
