@@ -138,8 +138,6 @@ struct ualg_rng_ops {
 	unsigned seedsize;
 	int (*seed)(struct ualg_tfm *tfm, const uint8_t *seed, size_t len);
 	int (*generate)(struct ualg_tfm *tfm, uint8_t *out, size_t len);
-	/* Test entropy for the next seeding (CAVP mode); NULL if unsupported. */
-	int (*set_entropy)(struct ualg_tfm *tfm, const uint8_t *entropy, size_t len);
 };
 
 /* Asymmetric ciphers, as the kernel's akcipher: a public key (DER
@@ -341,7 +339,6 @@ int ualg_aead_decrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req);
 
 int ualg_rng_seed(struct ualg_tfm *tfm, const uint8_t *seed, size_t len);
 int ualg_rng_generate(struct ualg_tfm *tfm, uint8_t *out, size_t len);
-int ualg_rng_set_entropy(struct ualg_tfm *tfm, const uint8_t *entropy, size_t len);
 
 /* akcipher, kpp and compression (tfm.c).  ualg_tfm_setkey() sets an
  * akcipher's private key and a kpp's secret. */
@@ -418,7 +415,6 @@ int ualg_secure_end(void);
 bool ualg_secure_active(void);
 void *ualg_secure_zalloc(size_t n);
 void ualg_secure_free(void *p);	/* wipes; NULL is fine */
-size_t ualg_secure_used(void);
 
 /* A budget of bytes (or of any unit), charged and uncharged from any
  * thread; max 0 is no limit.  algd keeps one per client uid. */

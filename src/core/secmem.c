@@ -237,7 +237,3 @@ void ualg_secure_free(void *p)
 	hook_free(p, NULL, 0);
 }
 
-size_t ualg_secure_used(void)
-{
-	return secure_ready() ? CRYPTO_secure_used() : 0;
-}

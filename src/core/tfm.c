@@ -417,12 +417,6 @@ int ualg_rng_generate(struct ualg_tfm *tfm, uint8_t *out, size_t len)
 	return account(tfm->alg, true, len, tfm->alg->u.rng.generate(tfm, out, len));
 }
 
-int ualg_rng_set_entropy(struct ualg_tfm *tfm, const uint8_t *entropy, size_t len)
-{
-	if (!tfm->alg->u.rng.set_entropy)
-		return -ENOPROTOOPT;
-	return tfm->alg->u.rng.set_entropy(tfm, entropy, len);
-}
 
 int ualg_memneq(const void *a, const void *b, size_t len)
 {

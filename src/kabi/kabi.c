@@ -32,11 +32,6 @@ int kabi_read(const struct kabi_mem *m, uint64_t addr, void *buf, size_t len)
 	return len ? m->read(m->ctx, addr, buf, len) : 0;
 }
 
-int kabi_write(const struct kabi_mem *m, uint64_t addr, const void *buf, size_t len)
-{
-	return len ? m->write(m->ctx, addr, buf, len) : 0;
-}
-
 bool kabi_access_ok(uint64_t addr, uint64_t len)
 {
 	return len <= KABI_TASK_SIZE_MAX && addr <= KABI_TASK_SIZE_MAX - len;

@@ -88,9 +88,8 @@ struct kabi_mem {
  * pid: a bad pointer is -EFAULT, never a crash. */
 extern const struct kabi_mem kabi_mem_self;
 
-/* m->read and m->write, with len 0 answered 0 without a call. */
+/* m->read, with len 0 answered 0 without a call. */
 int kabi_read(const struct kabi_mem *m, uint64_t addr, void *buf, size_t len);
-int kabi_write(const struct kabi_mem *m, uint64_t addr, const void *buf, size_t len);
 
 /* access_ok(): whether [addr, addr + len) lies below KABI_TASK_SIZE_MAX. */
 bool kabi_access_ok(uint64_t addr, uint64_t len);

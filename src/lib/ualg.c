@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #define UALG_API __attribute__((visibility("default")))
-#define DEFAULT_POLL_US 20u
 
 /* One control request and its reply; a reply's fd goes to *fd. */
 static int transact(struct ualg_ring *ring, uint16_t type, const struct iovec *parts, int nparts,
@@ -108,8 +107,7 @@ UALG_API int ualg_ring_init_at(struct ualg_ring *ring, unsigned entries, size_t 
 {
 	memset(ring, 0, sizeof(*ring));
 	ring->sq_efd = ring->cq_efd = -1;
-	const char *env = getenv("UALG_POLL_US");
-	ring->poll_us = env && *env ? (unsigned)strtoul(env, NULL, 10) : DEFAULT_POLL_US;
+	ring->poll_us = ualg_poll_us();
 	ring->sock = connect_to(socket_path);
 	if (ring->sock < 0)
 		return ring->sock;

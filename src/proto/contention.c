@@ -1,4 +1,5 @@
-/* Whether waiting by spinning can pay (proto.h, ualg_cpu_contended()). */
+/* Waiting for the other side (proto.h): how long a client polls
+ * (ualg_poll_us()), and whether polling can pay now (ualg_cpu_contended()). */
 #include "proto.h"
 
 #include <fcntl.h>
@@ -43,6 +44,19 @@ static int runnable(void)
 			p++;
 	}
 	return *p ? atoi(p) : -1;
+}
+
+unsigned ualg_poll_us(void)
+{
+	static atomic_int cached = -1;
+	int v = atomic_load_explicit(&cached, memory_order_relaxed);
+	if (v < 0) {
+		const char *e = getenv("UALG_POLL_US");
+		v = e && *e ? atoi(e) : (int)UALG_POLL_US_DEFAULT;
+		v = v < 0 ? 0 : v > (int)UALG_POLL_US_MAX ? (int)UALG_POLL_US_MAX : v;
+		atomic_store_explicit(&cached, v, memory_order_relaxed);
+	}
+	return (unsigned)v;
 }
 
 bool ualg_cpu_contended(void)

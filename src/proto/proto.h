@@ -51,7 +51,6 @@ enum ualg_msg_type {
 	UALG_MSG_RECV,
 	UALG_MSG_POLL,		/* readiness of the socket: result is a poll mask */
 	UALG_MSG_CANCEL,	/* a signal ended the caller's wait (see wait.c) */
-	UALG_MSG_ALGINFO,	/* retired: superseded by UALG_MSG_ALG_GET */
 	/* 32-47: algorithm administration; bodies are struct ualg_alg_req. */
 	UALG_MSG_ALG_GET = 32,	/* crypto_alg_match(): reply one ualg_alg_rec */
 	UALG_MSG_ALG_DUMP,	/* from .start on: result n, n ualg_alg_recs (0: end) */
@@ -579,6 +578,13 @@ int ualg_connect(const char *path, char *why, size_t whylen);
  * client's next request, would then spin only to keep the other from a
  * CPU: it sleeps at once instead, and the kernel's wake-up serves it. */
 bool ualg_cpu_contended(void);
+
+/* $UALG_POLL_US: how long a client busy-polls for algd's answer before it
+ * sleeps, in microseconds (default 50, at most 10000; 0 never), for the
+ * shim and libualg alike.  Read once. */
+#define UALG_POLL_US_DEFAULT 50u
+#define UALG_POLL_US_MAX 10000u
+unsigned ualg_poll_us(void);
 
 /* The default algd socket path for this user, into buf. */
 int ualg_default_socket_path(char *buf, size_t size);

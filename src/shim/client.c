@@ -105,24 +105,13 @@ static ssize_t wait_reply(int fd, struct ualg_hdr *hdr, bool interruptible, int 
 }
 
 /* How long a data transaction (send, receive) waits for its reply on
- * memory before it sleeps in the kernel ($UALG_POLL_US, as for libualg; 0
- * never): algd answers a small request within microseconds, less than
- * putting a thread to sleep and waking it (and its halted core) costs.
- * The wait reads algd's reply counter (UALG_MSG_NOTIFY_SETUP) and makes
- * no system call. */
-#define SHIM_POLL_US_DEFAULT 50u
-
+ * memory before it sleeps in the kernel (ualg_poll_us()): algd answers a
+ * small request within microseconds, less than putting a thread to sleep
+ * and waking it (and its halted core) costs.  The wait reads algd's reply
+ * counter (UALG_MSG_NOTIFY_SETUP) and makes no system call. */
 static unsigned poll_us(void)
 {
-	static atomic_int cached = -1;
-	int v = atomic_load(&cached);
-	if (v < 0) {
-		const char *e = getenv("UALG_POLL_US");
-		v = e && *e ? atoi(e) : (int)SHIM_POLL_US_DEFAULT;
-		v = v < 0 ? 0 : v > 10000 ? 10000 : v;
-		atomic_store(&cached, v);
-	}
-	return (unsigned)v;
+	return ualg_poll_us();
 }
 
 static uint64_t now_ns(void)
