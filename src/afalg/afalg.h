@@ -25,11 +25,28 @@
 #define AFALG_WAIT (-100000)	/* outside the errno range */
 
 /* The asymmetric interface of libkcapi's out-of-tree kernel patches
- * (libkcapi lib/internal.h); 7 is ALG_SET_KEY_BY_KEY_SERIAL everywhere but
- * on a kpp socket. */
+ * (kernel-patches/ in libkcapi's sources).  libkcapi itself (lib/internal.h,
+ * since ALG_SET_DRBG_ENTROPY took 6) numbers the same options one higher:
+ * both are served.  Where the two meet, the socket tells them apart:
+ * on akcipher, 7 is ALG_SET_KEY_BY_KEY_SERIAL with a serial's four bytes
+ * and libkcapi's ALG_SET_PUBKEY with anything else (no public key is that
+ * short); on kpp, 8 is the DH parameters on dh and the curve on ecdh, the
+ * other being EINVAL there either way. */
 #define ALG_SET_PUBKEY 6
 #define ALG_SET_DH_PARAMETERS 7
 #define ALG_SET_ECDH_CURVE 8
+#define ALG_SET_PUBKEY_KCAPI 7
+#define ALG_SET_DH_PARAMETERS_KCAPI 8
+#define ALG_SET_ECDH_CURVE_KCAPI 9
+
+/* Whether optname with a value of optlen bytes sets an akcipher socket's
+ * public key. */
+static inline bool afalg_akcipher_pubkey_opt(int optname, uint32_t optlen)
+{
+	return optname == ALG_SET_PUBKEY ||
+	       (optname == ALG_SET_PUBKEY_KCAPI && optlen != sizeof(int32_t));
+}
+
 #define ALG_OP_SIGN 2
 #define ALG_OP_VERIFY 3
 #define ALG_OP_KEYGEN 4

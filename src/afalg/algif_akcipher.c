@@ -63,12 +63,14 @@ static int akcipher_setsockopt(struct alg_sock *sk, int optname, const struct af
 {
 	int r;
 
-	if (optname != ALG_SET_KEY && optname != ALG_SET_PUBKEY)
+	const bool pub = afalg_akcipher_pubkey_opt(optname, v->optlen);
+
+	if (optname != ALG_SET_KEY && !pub)
 		return AFALG_OPT_GENERIC;
 	if ((r = afalg_opt_copy_in(sk, v)))
 		return r;
-	r = optname == ALG_SET_KEY ? ualg_tfm_setkey(sk->tfm, v->data, v->len)
-				   : ualg_akcipher_set_pub_key(sk->tfm, v->data, v->len);
+	r = pub ? ualg_akcipher_set_pub_key(sk->tfm, v->data, v->len)
+		: ualg_tfm_setkey(sk->tfm, v->data, v->len);
 	return r ? r : (int)ualg_akcipher_max_size(sk->tfm);
 }
 

@@ -1,9 +1,10 @@
 /* The "kpp" socket type, which Linux never merged: the interface of
  * libkcapi's out-of-tree algif_kpp patch, as kcapi_kpp_*() use it.
  *
- * On the transform socket, for dh, ALG_SET_DH_PARAMETERS takes the group
- * as PKCS#3 DER (`openssl dhparam -outform DER`) and answers the size of
- * p; for ecdh, ALG_SET_ECDH_CURVE takes the curve's ECC_CURVE_NIST_* id as
+ * The options go by the kernel patches' numbers or by libkcapi's
+ * (afalg.h).  On the transform socket, for dh, ALG_SET_DH_PARAMETERS takes
+ * the group as PKCS#3 DER (`openssl dhparam -outform DER`) and answers the
+ * size of p; for ecdh, ALG_SET_ECDH_CURVE takes the curve's ECC_CURVE_NIST_* id as
  * a decimal string, which must be the socket's own curve.  After either,
  * ALG_SET_KEY takes the private key as big-endian bytes (empty: generate
  * one); before, it takes the kernel's packed secret (crypto_dh_encode_key(),
@@ -134,14 +135,20 @@ static int kpp_setsockopt(struct alg_sock *sk, int optname, const struct afalg_o
 {
 	int r;
 
-	if (optname != ALG_SET_KEY && optname != ALG_SET_DH_PARAMETERS && optname != ALG_SET_ECDH_CURVE)
+	if (optname != ALG_SET_KEY && optname != ALG_SET_DH_PARAMETERS &&
+	    optname != ALG_SET_ECDH_CURVE && optname != ALG_SET_ECDH_CURVE_KCAPI)
 		return AFALG_OPT_GENERIC;
 	if ((r = afalg_opt_copy_in(sk, v)))
 		return r;
 	switch (optname) {
-	case ALG_SET_DH_PARAMETERS: return set_dh_params(sk, v);
-	case ALG_SET_ECDH_CURVE: return set_curve(sk, v);
-	default: return set_key(sk, v);
+	case ALG_SET_DH_PARAMETERS:
+		return set_dh_params(sk, v);
+	case ALG_SET_ECDH_CURVE:	/* = ALG_SET_DH_PARAMETERS_KCAPI */
+		return is_dh(sk) ? set_dh_params(sk, v) : set_curve(sk, v);
+	case ALG_SET_ECDH_CURVE_KCAPI:
+		return set_curve(sk, v);
+	default:
+		return set_key(sk, v);
 	}
 }
 

@@ -83,9 +83,10 @@ static bool asym_wanted(const struct alg_sock *sk, const struct ualg_hdr *h, con
 		if (o.level != KABI_SOL_ALG || o.keyref_err || o.flags)
 			return false;
 		if (sk->type == &afalg_type_akcipher)
-			return o.optname == ALG_SET_KEY || o.optname == ALG_SET_PUBKEY;
+			return o.optname == ALG_SET_KEY ||
+			       afalg_akcipher_pubkey_opt((int)o.optname, o.optlen);
 		return o.optname == ALG_SET_KEY || o.optname == ALG_SET_DH_PARAMETERS ||
-		       o.optname == ALG_SET_ECDH_CURVE;
+		       o.optname == ALG_SET_ECDH_CURVE || o.optname == ALG_SET_ECDH_CURVE_KCAPI;
 	default:
 		return false;
 	}

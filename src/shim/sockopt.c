@@ -64,13 +64,16 @@ static int sol_socket(int fd, struct afd *a, int optname, const void *val, sockl
 }
 
 /* The options of libkcapi's akcipher and kpp sockets whose value algd
- * reads as a key's: ALG_SET_PUBKEY (6); on kpp, 7 is ALG_SET_DH_PARAMETERS
- * (not ALG_SET_KEY_BY_KEY_SERIAL) and 8 ALG_SET_ECDH_CURVE. */
-static bool asym_value_option(const struct afd *a, int optname)
+ * reads as a key's, by the kernel patches' numbers and by libkcapi's
+ * (src/afalg/afalg.h): ALG_SET_PUBKEY, 6 or 7, where a 7 of four bytes
+ * is ALG_SET_KEY_BY_KEY_SERIAL's serial; on kpp, 7 and 8 are
+ * ALG_SET_DH_PARAMETERS (not ALG_SET_KEY_BY_KEY_SERIAL), 8 and 9
+ * ALG_SET_ECDH_CURVE. */
+static bool asym_value_option(const struct afd *a, int optname, socklen_t len)
 {
 	if (a->type == ALG_TYPE_AKCIPHER)
-		return optname == 6;
-	return a->type == ALG_TYPE_KPP && (optname == 6 || optname == 7 || optname == 8);
+		return optname == 6 || (optname == 7 && len != sizeof(int32_t));
+	return a->type == ALG_TYPE_KPP && optname >= 6 && optname <= 9;
 }
 
 int alg_tfm_setsockopt(int fd, struct afd *a, int level, int optname, const void *val,
@@ -87,7 +90,7 @@ int alg_tfm_setsockopt(int fd, struct afd *a, int level, int optname, const void
 	/* Only a key is copied in by the kernel, and only after its checks:
 	 * what goes wrong copying it is algd's to report in order. */
 	if (level == KABI_SOL_ALG && (optname == ALG_SET_KEY || optname == UALG_SET_KEY_BY_NAME ||
-				      asym_value_option(a, optname))) {
+				      asym_value_option(a, optname, len))) {
 		if (len >= KABI_OPTMEM_MAX) {	/* sock_kmalloc() refuses it */
 			o.flags = UALG_SOCKOPT_TOOBIG;
 		} else if (!(buf = malloc(len ? len : 1))) {

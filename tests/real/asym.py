@@ -37,11 +37,17 @@ def openssl(*args, data=None):
                           stderr=subprocess.PIPE, check=True).stdout
 
 
-def ours(*args, supervise=False):
+def ours(*args, supervise=False, numbers=None):
     """(exit status, stdout, stderr) of kcapi-asym under ualg-run (with
-    supervise, under ualg-run --supervise)."""
+    supervise, under ualg-run --supervise; numbers="libkcapi": the option
+    numbers of libkcapi 1.4 rather than its kernel patches')."""
     run = [RUN, "--supervise"] if supervise else [RUN]
-    p = subprocess.run(run + [TOOL] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    env = dict(os.environ)
+    env.pop("KCAPI_ASYM_NUMBERS", None)
+    if numbers:
+        env["KCAPI_ASYM_NUMBERS"] = numbers
+    p = subprocess.run(run + [TOOL] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=env)
     return p.returncode, p.stdout, p.stderr.decode(errors="replace")
 
 
@@ -590,6 +596,45 @@ def libkcapi_as_sent(d):
                rc == ENOENT and "bind" in err)
 
 
+def libkcapi_numbers(d):
+    """libkcapi 1.4 (Debian 12's) numbers its options one above its kernel
+    patches, ALG_SET_DRBG_ENTROPY having taken 6: ALG_SET_PUBKEY 7,
+    ALG_SET_DH_PARAMETERS 8, ALG_SET_ECDH_CURVE 9.  Both are served; a 7
+    of four bytes on akcipher stays ALG_SET_KEY_BY_KEY_SERIAL."""
+    pub5 = b"\x30\x82\x02\x08\x02\x82\x01\x00" + LK_N5 + b"\x02\x82\x01\x00" + \
+        LK_E5.to_bytes(256, "big")
+    n1 = int.from_bytes(LK_PUB1[8:8 + 256], "big")
+    digest = openssl("dgst", "-sha256", "-binary", write(d, "lnm5", LK_MSG5))
+    for sup, how in ((False, ""), (True, " (--supervise)")):
+        rc, out, err = ours("akcipher", "rsa", "encrypt", "pub", write(d, "lnp1", LK_PUB1),
+                            write(d, "lnm1", LK_MSG1), supervise=sup, numbers="libkcapi")
+        ref = pow(int.from_bytes(LK_MSG1, "big"), 65537, n1).to_bytes(256, "big")
+        result("libkcapi 1.4 numbers%s: ALG_SET_PUBKEY (7) sets rsa's public key, answers 256"
+               % how, rc == 0 and "maxsize 256" in err and out == ref)
+        rc, out, err = ours("akcipher", "pkcs1pad(rsa-generic,sha256)", "verify", "pub",
+                            write(d, "lnp5", pub5), write(d, "lns5", LK_SIG5), supervise=sup,
+                            numbers="libkcapi")
+        result("libkcapi 1.4 numbers%s: pkcs1pad verifies with the public key of 7" % how,
+               rc == 0 and out == digest)
+        rc, out, err = ours("dh", "dh", write(d, "lndhp", LK_DH_PARAMS), write(d, "lndhx", LK_DH_X),
+                            supervise=sup, numbers="libkcapi")
+        result("libkcapi 1.4 numbers%s: ALG_SET_DH_PARAMETERS (8) on dh answers 256, keygen "
+               "gives OpenSSL's public key" % how,
+               rc == 0 and "params 256" in err and out == LK_DH_Y)
+    rc, out, err = ours("ecdh", "ecdh-nist-p256", "2", "-", numbers="libkcapi")
+    result("libkcapi 1.4 numbers: ALG_SET_ECDH_CURVE (9) on ecdh-nist-p256, keygen",
+           rc == 0 and len(out) == 64)
+    rc, _, _ = ours("ecdh", "ecdh-nist-p256", "3", "-", numbers="libkcapi")
+    result("libkcapi 1.4 numbers: another curve id at 9 is EINVAL", rc == EINVAL)
+    rc, _, _ = ours("ecdh", "ecdh-nist-p256", "2", "-")
+    result("kernel patches' numbers: ALG_SET_ECDH_CURVE (8) on ecdh-nist-p256 still", rc == 0)
+    rc, _, _ = ours("dh", "dh", write(d, "lndhp2", LK_DH_PARAMS), "-")
+    result("kernel patches' numbers: ALG_SET_DH_PARAMETERS (7) on dh still", rc == 0)
+    rc, _, err = ours("serial", "rsa", "0x7ffffff0")
+    result("akcipher: 7 of four bytes is ALG_SET_KEY_BY_KEY_SERIAL (no such key: ENOKEY)",
+           rc == errno.ENOKEY)
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         rsa_tests(d)
@@ -600,6 +645,7 @@ def main():
         kernel_rsa_tests(d, 2048)
         libkcapi_vectors(d)
         libkcapi_as_sent(d)
+        libkcapi_numbers(d)
         kernel_rsa_tests(d, 1024)
         kernel_dh_tests(d)
         kernel_ecdh_generated(d, "ecdh-nist-p256", "P-256", 2, 32)

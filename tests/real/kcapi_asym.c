@@ -13,6 +13,13 @@
  *       PRIV "-": an empty key (generated); without PEERPUB the public key
  *       (kcapi_kpp_keygen), with it the shared secret (kcapi_kpp_ssgen);
  *       a generated key with PEERPUB: the public key, then the secret.
+ *   kcapi-asym serial ALG SERIAL     ALG_SET_KEY_BY_KEY_SERIAL (7) on an
+ *       akcipher socket, four bytes; exits with its errno (0: accepted).
+ * The options go by the numbers of libkcapi's kernel patches
+ * (ALG_SET_PUBKEY 6, ALG_SET_DH_PARAMETERS 7, ALG_SET_ECDH_CURVE 8), or,
+ * with KCAPI_ASYM_NUMBERS=libkcapi in the environment, by those of
+ * libkcapi 1.4's lib/internal.h (7, 8 and 9), which Debian 12's libkcapi
+ * sends.
  */
 #include <errno.h>
 #include <linux/if_alg.h>
@@ -30,10 +37,10 @@
 #ifndef SOL_ALG
 #define SOL_ALG 279
 #endif
-/* libkcapi lib/internal.h */
-#define ALG_SET_PUBKEY 6
-#define ALG_SET_DH_PARAMETERS 7
-#define ALG_SET_ECDH_CURVE 8
+/* libkcapi's kernel patches; libkcapi 1.4 adds one to each (numbers()) */
+static int ALG_SET_PUBKEY = 6;
+static int ALG_SET_DH_PARAMETERS = 7;
+static int ALG_SET_ECDH_CURVE = 8;
 #define ALG_OP_SIGN 2
 #define ALG_OP_VERIFY 3
 #define ALG_OP_KEYGEN 4
@@ -162,8 +169,32 @@ static int do_kpp(bool dh, char **argv, int argc)
 	return 0;
 }
 
+static int do_serial(char **argv)
+{
+	int opfd, tfmfd = handle_init("akcipher", argv[0], &opfd);
+	int32_t serial = (int32_t)strtol(argv[1], NULL, 0);
+
+	if (setsockopt(tfmfd, SOL_ALG, 7, &serial, sizeof(serial)) < 0)
+		return errno;
+	return 0;
+}
+
+static void numbers(void)
+{
+	const char *n = getenv("KCAPI_ASYM_NUMBERS");
+
+	if (n && !strcmp(n, "libkcapi")) {
+		ALG_SET_PUBKEY = 7;
+		ALG_SET_DH_PARAMETERS = 8;
+		ALG_SET_ECDH_CURVE = 9;
+	}
+}
+
 int main(int argc, char **argv)
 {
+	numbers();
+	if (argc >= 4 && !strcmp(argv[1], "serial"))
+		return do_serial(argv + 2);
 	if (argc >= 7 && !strcmp(argv[1], "akcipher"))
 		return do_akcipher(argv + 2);
 	if (argc >= 5 && (!strcmp(argv[1], "dh") || !strcmp(argv[1], "ecdh")))
