@@ -7,7 +7,7 @@ MESON_OPTS ?= --buildtype=debugoptimized -Dwerror=true
 # the socket's operations), which LTO inlines back into one path.
 BUILD_OPTS ?= $(MESON_OPTS) -Db_lto=true
 
-.PHONY: all demo check bench oracle clean install deb check-asan check-valgrind fuzz nolto
+.PHONY: all demo check bench oracle clean install deb check-asan check-valgrind fuzz nolto libkcapi
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -27,6 +27,12 @@ demo: all
 SUITES ?=
 check: all
 	BUILD=$(BUILD) tests/run-all.sh $(SUITES)
+
+# libkcapi's own test suite (Debian 12's libkcapi sources, built in a
+# temporary directory) under ualg-run with each engine; apt-get needs root.
+# Not part of check: it downloads and builds libkcapi.
+libkcapi: all
+	BUILD=$(BUILD) tests/real/libkcapi-suite.sh
 
 # Throughput and latency of the native API and the shim against in-process
 # OpenSSL (a benchmark, not a test), then every hash and skcipher streamed
