@@ -1127,7 +1127,9 @@ class Recorder:
             res["r"] = (r, e)
         th = threading.Thread(target=run)
         th.start()
-        (r, e, d), to = self._guard(lambda: read(self._fdv(f), n))
+        # The read ends when the other call is served: it is given the
+        # delay and that call's time on a loaded machine, not the timeout.
+        (r, e, d), to = self._guard(lambda: read(self._fdv(f), n), wait=delay + 30)
         th.join()
         self._line("read(%s,%d)" % (self._fdn(f), n), r, e, to, data=hexdata(d) if r >= 0 else None)
         lr, le = res.get("r", (-1, 0))
