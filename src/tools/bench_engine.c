@@ -10,6 +10,7 @@
  * (one send and one read per HMAC), against the same loop over OpenSSL's
  * HMAC, with RFC 6070's answer checked for both. */
 #include "bench_engine.h"
+#include "bench_cmsg.h"
 #include "kabi.h"
 
 #include <errno.h>
@@ -88,37 +89,11 @@ static int afalg_open(struct op *o)
 static int afalg_run(struct op *o)
 {
 	const struct row *r = o->r;
-	union {
-		struct cmsghdr h;
-		uint8_t b[CMSG_SPACE(4) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16) + CMSG_SPACE(4)];
-	} c;
+	union bench_cmsg c;
 	struct iovec v = { o->in, r->len };
 	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1 };
-	if (strcmp(r->type, "hash")) {
-		memset(&c, 0, sizeof(c));
-		m.msg_control = c.b;
-		m.msg_controllen = CMSG_SPACE(4) + CMSG_SPACE(sizeof(struct af_alg_iv) + r->ivlen) +
-				   (r->tag ? CMSG_SPACE(4) : 0);
-		struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-		h->cmsg_level = KABI_SOL_ALG;
-		h->cmsg_type = ALG_SET_OP;
-		h->cmsg_len = CMSG_LEN(4);
-		*(uint32_t *)CMSG_DATA(h) = ALG_OP_ENCRYPT;
-		h = CMSG_NXTHDR(&m, h);
-		h->cmsg_level = KABI_SOL_ALG;
-		h->cmsg_type = ALG_SET_IV;
-		h->cmsg_len = CMSG_LEN(sizeof(struct af_alg_iv) + r->ivlen);
-		struct af_alg_iv *ivp = (struct af_alg_iv *)CMSG_DATA(h);
-		ivp->ivlen = (uint32_t)r->ivlen;
-		memcpy(ivp->iv, iv, r->ivlen);
-		if (r->tag) {
-			h = CMSG_NXTHDR(&m, h);
-			h->cmsg_level = KABI_SOL_ALG;
-			h->cmsg_type = ALG_SET_AEAD_ASSOCLEN;
-			h->cmsg_len = CMSG_LEN(4);
-			*(uint32_t *)CMSG_DATA(h) = 0;
-		}
-	}
+	if (strcmp(r->type, "hash"))
+		bench_cmsg_fill(&m, &c, iv, r->ivlen, r->tag);
 	if (sendmsg(o->fd, &m, 0) != (ssize_t)r->len)
 		return -EIO;
 	return read(o->fd, o->out, o->outlen) == (ssize_t)o->outlen ? 0 : -EIO;

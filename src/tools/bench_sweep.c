@@ -12,6 +12,7 @@
  * takes from the program.  Run under ualg-run; $UALG_ENGINE picks the
  * engine.  A name whose key this sweep cannot guess, or that cannot be
  * bound, is listed with why. */
+#include "bench_cmsg.h"
 #include "crypto.h"
 #include "kabi.h"
 
@@ -106,24 +107,10 @@ static int afalg_one(struct subject *s)
 			return -errno;
 		return read(s->fd, out, sizeof(out)) < 0 ? -errno : 0;
 	}
-	union {
-		struct cmsghdr h;
-		uint8_t b[CMSG_SPACE(4) + CMSG_SPACE(sizeof(struct af_alg_iv) + 64)];
-	} c;
-	memset(&c, 0, sizeof(c));
+	union bench_cmsg c;
 	struct iovec v = { in, CALL };
-	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1, .msg_control = c.b,
-			    .msg_controllen = CMSG_SPACE(4) + CMSG_SPACE(sizeof(struct af_alg_iv) + s->ivsize) };
-	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-	h->cmsg_level = KABI_SOL_ALG;
-	h->cmsg_type = ALG_SET_OP;
-	h->cmsg_len = CMSG_LEN(4);
-	*(uint32_t *)CMSG_DATA(h) = ALG_OP_ENCRYPT;
-	h = CMSG_NXTHDR(&m, h);
-	h->cmsg_level = KABI_SOL_ALG;
-	h->cmsg_type = ALG_SET_IV;
-	h->cmsg_len = CMSG_LEN(sizeof(struct af_alg_iv) + s->ivsize);
-	((struct af_alg_iv *)CMSG_DATA(h))->ivlen = s->ivsize;
+	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1 };
+	bench_cmsg_fill(&m, &c, NULL, s->ivsize, false);
 	if (sendmsg(s->fd, &m, 0) != CALL)
 		return -errno;
 	return read(s->fd, out, CALL) == CALL ? 0 : -EIO;
@@ -191,7 +178,7 @@ int main(int argc, char **argv)
 		if (!why && alg->type == UALG_ALG_SKCIPHER) {
 			s.ivsize = alg->u.skcipher.ivsize;
 			if (CALL % (alg->u.skcipher.chunksize ? alg->u.skcipher.chunksize : 1) ||
-			    s.ivsize > 64)
+			    s.ivsize > BENCH_IV_MAX)
 				why = "4 KiB is no whole request";
 		}
 		double direct = 0, via = 0;
