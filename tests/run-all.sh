@@ -494,7 +494,7 @@ algd_path() {
 # reply's receive.
 suite_engine() {
 	tap "one socket across fork, execve and threads; EFAULT (engine ${UALG_ENGINE:-auto})" engine \
-		timeout 120 "$RUN" $TEST_WRAP "$B/tests/engine-test"
+		env ALGCTL="$B/src/tools/algctl" timeout 120 "$RUN" $TEST_WRAP "$B/tests/engine-test"
 	if [ "${UALG_ENGINE:-auto}" != algd ]; then
 		# Backends come when a socket wants one (src/core/backend.h).
 		timeout 60 "$RUN" python3 tests/engine/backends.py cold
@@ -531,6 +531,11 @@ suite_engine() {
 			per=$(UALG_POLL_US=0 bash tests/engine/syscalls.sh "$RUN" "$B/tests/engine-test" --loop-cbc-late 2>&1)
 			awk -v p="${per%% *}" 'BEGIN { exit !(p != "" && p <= 0.05) }'
 			result "system calls per emulated sendmsg or read of cbc(aes) accepted before its key (engine ${UALG_ENGINE:-auto}): ${per%% (*}" $?
+			# A one-shot use, socket to close: Linux makes 7 calls
+			# (socket, bind, accept, close, write, read, close).
+			per=$(bash tests/engine/syscalls.sh "$RUN" "$B/tests/engine-test" --lifecycle 2>&1)
+			awk -v p="${per%% *}" 'BEGIN { exit !(p != "" && p <= 7.05) }'
+			result "system calls per one-shot sha256 use, socket to close (engine ${UALG_ENGINE:-auto}, Linux: 7): ${per%% (*}" $?
 		fi
 		if [ "${UALG_ENGINE:-auto}" = algd ]; then
 			per=$(bash tests/engine/syscalls.sh "$RUN" "$B/tests/engine-test" --loop-cbc 2>&1)

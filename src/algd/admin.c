@@ -197,6 +197,7 @@ static int do_disable(const struct ualg_alg_req *q)
 	if (q->priority > 1)
 		return -EINVAL;
 	a->disabled = q->priority;
+	ualg_alg_changed();
 	return 0;
 }
 

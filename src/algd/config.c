@@ -191,6 +191,7 @@ bool config_engine_all_algd(void)
 
 int config_engine(const char *name, bool algd)
 {
+	ualg_alg_changed();
 	if (!name) {
 		current.engine_algd = algd;
 	} else if (strlen(name) >= CONFIG_NAME_MAX) {
@@ -228,6 +229,7 @@ static void apply(const struct parsed *p)
 			ualg_alg_set_priority(a, p->set[i].priority);
 	}
 	current = p->cfg;
+	ualg_alg_changed();
 }
 
 static int load(const char *path)

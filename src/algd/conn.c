@@ -302,6 +302,7 @@ int conn_reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result,
 {
 	struct iovec part = { (void *)data, len };
 
+	control_publish();
 	if (c->fast_serving)
 		return fast_reply(c, type, flags, result, data, len, fd);
 	int r = ualg_frame_send(c->fd, type, UALG_HDR_REPLY | flags, result, &part, len ? 1 : 0, fd);

@@ -349,6 +349,7 @@ static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *f
 		return transfer_recv(d, c, body, blen, true, req);
 	case UALG_MSG_SHM_SETUP: return payload_setup(c, blen);
 	case UALG_MSG_NOTIFY_SETUP: return notify_setup(c, blen);
+	case UALG_MSG_CONTROL_SETUP: return control_setup(c, blen);
 	case UALG_MSG_FAST_SETUP: return fast_setup(c, blen);
 	case UALG_MSG_FAST_KICK: return fast_kick(c, blen);
 	case UALG_MSG_POLL: return on_poll(c, blen);

@@ -2,8 +2,10 @@
  * (see payload.h). */
 #include "payload.h"
 #include "msg.h"
+#include "crypto.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -104,4 +106,44 @@ int notify_setup(struct conn *c, size_t len)
 	c->notify = map;
 	close(fd);
 	return r ? -1 : 0;
+}
+
+/* ---- the control page --------------------------------------------------- */
+
+static struct ualg_control *control;
+static int control_fd = -1;
+
+void control_publish(void)
+{
+	if (!control)
+		return;
+	/* Only ever forward, whichever thread replies first. */
+	const uint32_t gen = ualg_registry_gen();
+	uint32_t was = atomic_load_explicit(&control->gen, memory_order_relaxed);
+	while ((int32_t)(gen - was) > 0 &&
+	       !atomic_compare_exchange_weak_explicit(&control->gen, &was, gen, memory_order_release,
+						      memory_order_relaxed))
+		;
+}
+
+int control_init(void)
+{
+	void *map;
+	int fd = ualg_memfd_create_published("ualg-control", UALG_CONTROL_SIZE, &map);
+	if (fd < 0)
+		return fd;
+	control = map;
+	control->magic = UALG_CONTROL_MAGIC;
+	atomic_store_explicit(&control->gen, ualg_registry_gen(), memory_order_release);
+	control_fd = fd;
+	return 0;
+}
+
+int control_setup(struct conn *c, size_t len)
+{
+	if (ualg_decode_empty(len))
+		return -1;
+	/* Without a page, programs ask algd at every bind(). */
+	const int r = control_fd < 0 ? -EOPNOTSUPP : 0;
+	return conn_reply(c, UALG_MSG_CONTROL_SETUP, 0, r, NULL, 0, control_fd) ? -1 : 0;
 }

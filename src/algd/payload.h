@@ -1,8 +1,8 @@
-/* The memory an op socket's connection shares with its client: the
+/* The memory algd shares with its clients: per op socket's connection the
  * payload area (SHM_SETUP), through which SEND_SHM and RECV_SHM carry
  * their data instead of the frame, and the notify counter (NOTIFY_SETUP)
- * bumped after every reply.  Both are sealed memfds algd creates, maps and
- * passes; the client may rewrite the area at any time, so what algd
+ * bumped after every reply; for all, the read-only control page
+ * (CONTROL_SETUP).  All are sealed memfds algd creates, maps and passes; the client may rewrite the area at any time, so what algd
  * computes on is read from a private copy unless the type only copies it. */
 #ifndef UALG_ALGD_PAYLOAD_H
 #define UALG_ALGD_PAYLOAD_H
@@ -37,6 +37,15 @@ int notify_setup(struct conn *c, size_t len);
  * to the uid's memory budget: its fd, or -errno (-ENOMEM over the budget),
  * with nothing charged then.  Whoever drops the mapping uncharges it. */
 int payload_memfd(struct conn *c, const char *name, size_t size, void **map);
+
+/* The control page (proto.h, CONTROL_SETUP), one for every client, made
+ * by control_init() at start (0 or -errno); control_setup() answers the
+ * request (0, or -1 as above);
+ * control_publish() stores the registry's generation there, called before
+ * every reply so that no client hears of a change before the page says it. */
+int control_init(void);
+int control_setup(struct conn *c, size_t len);
+void control_publish(void);
 
 /* Unmaps them and gives their memory back to the uid's budget. */
 void payload_drop(struct conn *c);

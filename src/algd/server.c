@@ -3,6 +3,7 @@
  * clients, signals, and the busy-poll that follows a data request. */
 #include "fast.h"
 #include "server.h"
+#include "payload.h"
 #include "closer.h"
 #include "account.h"
 #include "clock.h"
@@ -244,6 +245,8 @@ int server_run(const struct server_opts *opts)
 	ualg_instances_cap(SERVER_INSTANCES_PER_UID);
 	account_set_max_sockets(max_sockets);
 	dispatcher_init(&disp, closer_dispose);
+	if (control_init() < 0)
+		algd_log(LOG_WARNING, "no control page: programs ask at every bind()");
 	sandbox_limits();
 	struct rlimit nofile;
 	unsigned fd_max = opts->uid_fd_max;

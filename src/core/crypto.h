@@ -295,6 +295,12 @@ unsigned ualg_instances_reclaim(uint32_t id);
 /* Removes an unused instance: -EINVAL for a driver's own algorithm,
  * -EBUSY while transforms or other instances use it. */
 int ualg_alg_unregister(struct ualg_alg *alg);
+/* Moves whenever something changes that can change what a lookup returns
+ * or what is decided from its answer: an algorithm registered or
+ * unlinked, a priority set, and (through ualg_alg_changed(), called by
+ * whoever changes them) disabled flags and algd's configuration. */
+uint32_t ualg_registry_gen(void);
+void ualg_alg_changed(void);
 const char *ualg_alg_type_name(enum ualg_alg_type type);
 
 /* Transforms (tfm.c) */

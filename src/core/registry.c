@@ -10,6 +10,7 @@
 #include "drivers/others.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -314,6 +315,18 @@ static void fips_judge(struct ualg_alg *alg)
 		fips_fatal_hook(alg);
 }
 
+static _Atomic uint32_t registry_gen;
+
+uint32_t ualg_registry_gen(void)
+{
+	return atomic_load_explicit(&registry_gen, memory_order_relaxed);
+}
+
+void ualg_alg_changed(void)
+{
+	atomic_fetch_add_explicit(&registry_gen, 1, memory_order_relaxed);
+}
+
 int ualg_register(struct ualg_alg *alg)
 {
 	for (struct ualg_alg *a = alg_list; a; a = a->next)
@@ -323,6 +336,7 @@ int ualg_register(struct ualg_alg *alg)
 		alg->selftest = ualg_selftest_run(alg) ? UALG_SELFTEST_FAILED : UALG_SELFTEST_PASSED;
 	alg->rank = registering_rank;
 	alg->next = NULL;
+	ualg_alg_changed();
 	*alg_tail = alg;
 	alg_tail = &alg->next;
 	if (ualg_fips_enabled())
@@ -521,6 +535,7 @@ void ualg_alg_put(struct ualg_alg *alg)
 
 static void unlink_alg(struct ualg_alg *alg)
 {
+	ualg_alg_changed();
 	for (struct ualg_alg **p = &alg_list; *p; p = &(*p)->next)
 		if (*p == alg) {
 			*p = alg->next;
@@ -560,6 +575,7 @@ void ualg_alg_set_priority(struct ualg_alg *alg, int priority)
 {
 	remove_spawns(alg);
 	alg->priority = priority;
+	ualg_alg_changed();
 }
 
 int ualg_alg_unregister(struct ualg_alg *alg)

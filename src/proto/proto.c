@@ -231,20 +231,21 @@ int ualg_default_socket_path(char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-int ualg_memfd_create(const char *name, size_t size, void **map)
+static int memfd_make(const char *name, size_t size, void **map, bool published)
 {
 	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)size) ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
+	void *m = MAP_FAILED;
+	if (!ftruncate(fd, (off_t)size) &&
+	    !fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW))
+		m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* F_SEAL_FUTURE_WRITE spares the mapping made before it. */
+	if (m == MAP_FAILED ||
+	    fcntl(fd, F_ADD_SEALS, (published ? F_SEAL_FUTURE_WRITE : 0) | F_SEAL_SEAL)) {
 		int err = -errno;
-		close(fd);
-		return err;
-	}
-	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED) {
-		int err = -errno;
+		if (m != MAP_FAILED)
+			munmap(m, size);
 		close(fd);
 		return err;
 	}
@@ -252,16 +253,45 @@ int ualg_memfd_create(const char *name, size_t size, void **map)
 	return fd;
 }
 
-int ualg_memfd_map(int fd, size_t size, void **map)
+int ualg_memfd_create(const char *name, size_t size, void **map)
+{
+	return memfd_make(name, size, map, false);
+}
+
+int ualg_memfd_create_published(const char *name, size_t size, void **map)
+{
+	return memfd_make(name, size, map, true);
+}
+
+/* The memfd's seals include want and it holds size bytes. */
+static int memfd_check(int fd, size_t size, int want)
 {
 	struct stat st;
 	/* syscall(): in the shim, fcntl() is the interposed one */
 	int seals = (int)syscall(SYS_fcntl, fd, F_GET_SEALS);
 
-	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(fd, &st) || st.st_size < 0 ||
+	if (seals < 0 || (seals & want) != want || fstat(fd, &st) || st.st_size < 0 ||
 	    (uint64_t)st.st_size < size || size == 0)
 		return -EPROTO;
+	return 0;
+}
+
+int ualg_memfd_map(int fd, size_t size, void **map)
+{
+	if (memfd_check(fd, size, F_SEAL_SHRINK))
+		return -EPROTO;
 	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	*map = m;
+	return 0;
+}
+
+int ualg_memfd_map_published(int fd, size_t size, const void **map)
+{
+	if (memfd_check(fd, size, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE))
+		return -EPROTO;
+	void *m = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
 		return -errno;
 	*map = m;

@@ -78,6 +78,7 @@ enum ualg_msg_type {
 	UALG_MSG_FAST_SETUP = 72,	/* op socket: requests and replies on a shared page */
 	UALG_MSG_FAST_KICK = 73,	/* a request is on the page (no reply) */
 	UALG_MSG_ATTACH = 74,	/* fresh connection: another channel to an op socket (below) */
+	UALG_MSG_CONTROL_SETUP = 75,	/* any connection: the control page (below) */
 	UALG_MSG_RING_SETUP = 80,	/* native API: create this connection's ring */
 	UALG_MSG_RING_OPEN,	/* open a transform by name: result is its id */
 	UALG_MSG_RING_SETKEY,	/* set a transform's key (kept in algd) */
@@ -367,6 +368,25 @@ struct ualg_fast {
 };
 _Static_assert(sizeof(struct ualg_fast) <= UALG_FAST_SIZE, "struct ualg_fast fits its memfd");
 
+/* CONTROL_SETUP (empty body): the reply passes a memfd of
+ * UALG_CONTROL_SIZE bytes holding one struct ualg_control, the same file
+ * for every client, sealed against shrinking, growing and any write but
+ * algd's own mapping (F_SEAL_FUTURE_WRITE): clients map it read-only.
+ * algd bumps gen (release) before it answers anything after a change that
+ * may change what a bind() resolves to or whether a program may serve a
+ * socket itself: a driver registered, unregistered, disabled or
+ * reprioritised, the configuration reread or changed by algctl.  A
+ * program that learned such an answer (ACCEPT's engine verdict) under one
+ * gen may apply it to its next bind() of the same address without asking
+ * while gen has not moved (src/shim/local.c). */
+#define UALG_CONTROL_SIZE 4096u
+#define UALG_CONTROL_MAGIC 0x75616c67u	/* "ualg" */
+struct ualg_control {
+	uint32_t magic;
+	_Atomic uint32_t gen;
+};
+_Static_assert(sizeof(struct ualg_control) <= UALG_CONTROL_SIZE, "struct ualg_control fits its memfd");
+
 struct ualg_shm_setup_reply {
 	uint64_t size;
 };
@@ -382,6 +402,12 @@ struct ualg_shm_ref {
  * bytes (so no access can fault); returns 0 or -errno. */
 int ualg_memfd_create(const char *name, size_t size, void **map);
 int ualg_memfd_map(int fd, size_t size, void **map);
+/* The same for a page one writer publishes to many readers: created as
+ * above, then sealed with F_SEAL_FUTURE_WRITE so that only the mapping at
+ * *map may write it; ualg_memfd_map_published() checks that seal and maps
+ * the page read-only. */
+int ualg_memfd_create_published(const char *name, size_t size, void **map);
+int ualg_memfd_map_published(int fd, size_t size, const void **map);
 
 /* Algorithm administration.  Matching is crypto_user's crypto_alg_match():
  * by driver name when one is given, else (unless EXACT) by generic name,

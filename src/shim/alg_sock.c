@@ -8,9 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* move_addr_to_kernel(), then alg_bind()'s checks of the address; algd
- * makes the rest (the socket's state, the algorithm). */
-int alg_bind(int fd, struct afd *a, const struct sockaddr *addr, socklen_t len)
+int alg_bind_parse(const struct sockaddr *addr, socklen_t len, struct shim_bind *out)
 {
 	uint8_t sa[KABI_SOCKADDR_MAX];
 	struct kabi_alg_addr aa;
@@ -18,18 +16,43 @@ int alg_bind(int fd, struct afd *a, const struct sockaddr *addr, socklen_t len)
 	if (!r)
 		r = kabi_sockaddr_alg(sa, len, &aa);
 	if (r)
-		return fail(-r);
-	struct ualg_bind b = { .feat = aa.feat, .mask = aa.mask };
-	_Static_assert(sizeof(b.type) == sizeof(aa.type), "salg_type");
-	memcpy(b.type, aa.type, sizeof(b.type));
-	b.name_len = (uint32_t)strlen(aa.name) + 1;
-	struct iovec parts[2] = { { &b, sizeof(b) }, { (void *)aa.name, b.name_len } };
+		return r;
+	_Static_assert(sizeof(out->type) == sizeof(aa.type), "salg_type");
+	_Static_assert(sizeof(out->name) >= KABI_SOCKADDR_MAX, "salg_name fits");
+	memset(out, 0, sizeof(*out));	/* compared whole (local.c) */
+	memcpy(out->type, aa.type, sizeof(out->type));
+	out->feat = aa.feat;
+	out->mask = aa.mask;
+	memcpy(out->name, aa.name, strlen(aa.name) + 1);
+	return 0;
+}
+
+int alg_bind_xact(struct afd *a, int fd, const struct shim_bind *sb)
+{
+	struct ualg_bind b = { .feat = sb->feat, .mask = sb->mask };
+	_Static_assert(sizeof(b.type) == sizeof(sb->type), "salg_type");
+	memcpy(b.type, sb->type, sizeof(b.type));
+	b.name_len = (uint32_t)strlen(sb->name) + 1;
+	struct iovec parts[2] = { { &b, sizeof(b) }, { (void *)sb->name, b.name_len } };
 	struct xact x = { .type = UALG_MSG_BIND, .parts = parts, .nparts = 2 };
-	r = client_xact(a, fd, &x);
+	return client_xact(a, fd, &x);
+}
+
+/* alg_bind()'s checks here; algd makes the rest (the socket's state, the
+ * algorithm). */
+int alg_bind(int fd, struct afd *a, const struct sockaddr *addr, socklen_t len)
+{
+	struct shim_bind b;
+	int r = alg_bind_parse(addr, len, &b);
+	if (r)
+		return fail(-r);
+	uint32_t gen = 0;
+	const bool gen_known = local_control(a, fd, &gen);	/* before algd decides */
+	r = alg_bind_xact(a, fd, &b);
 	if (r < 0)
 		return fail(-r);
-	afd_set_type(a, (const char *)b.type);
-	inproc_bound(a);
+	afd_set_type(a, b.type);
+	inproc_bound(a, &b, gen_known, gen);
 	return 0;
 }
 
@@ -159,6 +182,34 @@ const struct afd_ops afd_op_ops = {
 	.recv = alg_recv,
 	.revents = shim_alg_revents,
 	.ioctl = alg_ioctl,
+};
+
+/* Sockets algd has not seen (local.c): real fds of SOCK_DGRAM standing in
+ * for AF_ALG's SOCK_SEQPACKET. */
+const struct afd_ops afd_local_tfm_ops = {
+	.bind = local_tfm_bind,
+	.accept = local_tfm_accept,
+	.listen = no_listen,
+	.getsockname = no_getsockname,
+	.setsockopt = local_tfm_setsockopt,
+	.send = local_tfm_send,
+	.recv = local_tfm_recv,
+	.revents = local_tfm_revents,
+	.ioctl = alg_ioctl,
+	.so_type = SOCK_SEQPACKET,
+};
+
+const struct afd_ops afd_local_op_ops = {
+	.bind = no_bind,
+	.accept = local_op_accept,
+	.listen = no_listen,
+	.getsockname = no_getsockname,
+	.setsockopt = local_op_setsockopt,
+	.send = alg_send,	/* served here (inproc.c) */
+	.recv = alg_recv,
+	.revents = shim_alg_revents,
+	.ioctl = alg_ioctl,
+	.so_type = SOCK_SEQPACKET,
 };
 
 /* RFC mode: the socket is a stream, listen() opens it to op sockets. */

@@ -1,5 +1,5 @@
-/* A program about to be replaced: in-process op sockets move to algd first
- * (inproc.c), so that the new program, which inherits the fds, finds their
+/* A program about to be replaced: sockets algd has not seen become algd's
+ * (local.c) and in-process op sockets move to algd first (inproc.c), so that the new program, which inherits the fds, finds their
  * state there, and the new program's environment names the op sockets it
  * inherits (handon.c).  glibc's exec*() and posix_spawn*() call each other
  * internally, past the PLT, so each entry point is interposed; those that
@@ -18,6 +18,7 @@
 /* The program's sockets are about to be shared with a new image. */
 static void before_sharing(void)
 {
+	local_share_all();
 	client_settle_all();
 	inproc_handover_all();
 }

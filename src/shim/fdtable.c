@@ -6,6 +6,7 @@
 #include "interpose.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +110,7 @@ void afd_release(struct afd *a)
 	client_forget(a);
 	client_gather_drop(a);
 	client_drop_channel(a);
+	local_forget(a);
 	inproc_forget(a);
 	pthread_mutex_destroy(&a->shm_lock);
 	pthread_mutex_destroy(&a->lock);
@@ -132,9 +134,10 @@ void afd_set_kind(struct afd *a, enum afd_kind kind)
 		[AFD_TFM] = &afd_tfm_ops, [AFD_OP] = &afd_op_ops,
 		[AFD_RFC_TFM] = &afd_rfc_tfm_ops, [AFD_RFC_OP] = &afd_rfc_op_ops,
 		[AFD_NETLINK] = &afd_netlink_ops,
+		[AFD_LOCAL_TFM] = &afd_local_tfm_ops, [AFD_LOCAL_OP] = &afd_local_op_ops,
 	};
 	a->ops = ops[kind];
-	a->op = kind == AFD_OP || kind == AFD_RFC_OP;
+	a->op = kind == AFD_OP || kind == AFD_RFC_OP || kind == AFD_LOCAL_OP;
 	a->rfc = kind == AFD_RFC_TFM || kind == AFD_RFC_OP;
 }
 
@@ -192,6 +195,29 @@ void afd_untrack(int fd)
 
 	if (s)
 		afd_put(atomic_exchange(s, NULL));
+}
+
+int afd_replace_file(struct afd *a, int newfd)
+{
+	bool first = true;
+	for (unsigned i = 0; i < L1_SIZE; i++) {
+		_Atomic(struct afd *) *l2 = atomic_load_explicit(&afd_table[i], memory_order_acquire);
+		for (unsigned j = 0; l2 && j < L2_SIZE; j++) {
+			if (atomic_load_explicit(&l2[j], memory_order_acquire) != a)
+				continue;
+			const int fd = (int)(i << L2_BITS | j);
+			if (first) {	/* the open file's status flags */
+				int fl = real.fcntl(fd, F_GETFL);
+				if (fl >= 0 && (fl & O_NONBLOCK) && real.fcntl(newfd, F_SETFL, O_NONBLOCK))
+					return -errno;
+				first = false;
+			}
+			int fdfl = real.fcntl(fd, F_GETFD);
+			if (real.dup3(newfd, fd, fdfl >= 0 && (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0)
+				return -errno;
+		}
+	}
+	return 0;
 }
 
 int afd_find_fd_of_ipo(const struct inproc_op *ipo)

@@ -22,7 +22,7 @@
  * tree's sequence counter (a futex) with the mutex released, so another
  * thread's send on the same socket goes through, and a signal or
  * pthread_cancel() ends the wait as it ends the kernel's. */
-#include "shim.h"
+#include "interpose.h"
 #include "msg.h"	/* the replies' decoders */
 #include "engine.h"
 
@@ -51,6 +51,10 @@ struct inproc_tfm {
 	enum afd_alg type;
 	char driver[128];
 	struct alg_sock *twin;		/* built at the first in-process accept */
+	/* The bind, and algd's control generation before it (local.c). */
+	struct shim_bind bind;
+	bool bound, gen_known;
+	uint32_t bind_gen;
 };
 
 struct inproc_op {
@@ -120,6 +124,7 @@ static bool loaded(void)
 /* ---- the transform socket ------------------------------------------- */
 
 static void handover(struct inproc_tfm *tree);
+static void changed(struct inproc_tfm *t);
 
 static void tfm_put(struct inproc_tfm *t)
 {
@@ -157,12 +162,9 @@ static void drop_twin(struct inproc_tfm *t)
 	t->twin = NULL;
 }
 
-void inproc_bound(struct afd *a)
+/* A new bind: no key, no tag length, no twin; the caller holds the lock. */
+static void rebound(struct inproc_tfm *t, const struct afd *a, const struct shim_bind *b)
 {
-	struct inproc_tfm *t = tfm_of(a);
-	if (!t)
-		return;
-	pthread_mutex_lock(&t->lock);
 	if (t->key)
 		explicit_bzero(t->key, t->keylen);
 	free(t->key);
@@ -171,7 +173,20 @@ void inproc_bound(struct afd *a)
 	t->keysrc = KEY_NONE;
 	t->has_authsize = false;
 	t->type = a->type;
+	t->bind = *b;
+	t->bound = true;
 	drop_twin(t);
+}
+
+void inproc_bound(struct afd *a, const struct shim_bind *b, bool gen_known, uint32_t gen)
+{
+	struct inproc_tfm *t = tfm_of(a);
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	rebound(t, a, b);
+	t->gen_known = gen_known;
+	t->bind_gen = gen;
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -305,6 +320,8 @@ void inproc_accepted(struct afd *parent, struct afd *a, const struct ualg_engine
 			op = NULL;
 	} else {
 		t = parent->ipt;
+		if (t && verdict && t->bound && t->gen_known)
+			local_learn(&t->bind, t->bind_gen, verdict);
 		if (!t || t->keysrc == KEY_REF)
 			return;
 		if (!verdict || !(verdict->flags & UALG_ENGINE_INPROC) || !loaded())
@@ -339,6 +356,141 @@ void inproc_accepted(struct afd *parent, struct afd *a, const struct ualg_engine
 		return;
 	op_link(o);
 	a->ipo = o;
+}
+
+/* ---- sockets algd has not seen (local.c) --------------------------- */
+
+bool inproc_may_serve(void)
+{
+	return wanted() && !in_engine;
+}
+
+int inproc_bind_local(struct afd *a, const struct shim_bind *b,
+		      const struct ualg_engine_info *verdict)
+{
+	struct inproc_tfm *t = tfm_of(a);
+	if (!t || !loaded())
+		return -ENOMEM;
+	int r = 0;
+	in_engine++;
+	struct alg_sock *sk = eng->bind((const char *)verdict->type, verdict->driver, &r);
+	in_engine--;
+	if (!sk)
+		return r ? r : -ENOENT;
+	pthread_mutex_lock(&t->lock);
+	/* alg_bind(): a transform with op sockets keeps its algorithm. */
+	if (atomic_load(&t->refs) > 1) {
+		pthread_mutex_unlock(&t->lock);
+		eng->put(sk);
+		return -EBUSY;
+	}
+	afd_set_type(a, b->type);
+	rebound(t, a, b);
+	t->gen_known = false;	/* learnt already */
+	t->twin = sk;
+	snprintf(t->driver, sizeof(t->driver), "%s", verdict->driver);
+	pthread_mutex_unlock(&t->lock);
+	return 0;
+}
+
+bool inproc_bound_local(struct afd *a)
+{
+	struct inproc_tfm *t = a->ipt;
+	if (!t)
+		return false;
+	pthread_mutex_lock(&t->lock);
+	const bool twin = t->twin != NULL;
+	pthread_mutex_unlock(&t->lock);
+	return twin;
+}
+
+/* alg_setkey() on the twin, which op sockets accepted before share, as in
+ * the kernel; the key is kept for algd when the socket is shared. */
+int inproc_setkey_local(struct afd *a, const uint8_t *key, size_t len)
+{
+	struct inproc_tfm *t = a->ipt;
+	uint8_t *copy = malloc(len ? len : 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, key, len);
+	pthread_mutex_lock(&t->lock);
+	in_engine++;
+	int r = t->twin ? eng->setkey(t->twin, copy, len) : -EINVAL;
+	in_engine--;
+	if (t->key)
+		explicit_bzero(t->key, t->keylen);
+	free(t->key);
+	/* A key the driver refused leaves none (the kernel's NEED_KEY). */
+	t->key = r ? NULL : copy;
+	t->keylen = r ? 0 : len;
+	t->keysrc = r ? KEY_NONE : KEY_VALUE;
+	changed(t);
+	pthread_mutex_unlock(&t->lock);
+	if (r) {
+		explicit_bzero(copy, len);
+		free(copy);
+	}
+	return r;
+}
+
+int inproc_authsize_local(struct afd *a, unsigned authsize)
+{
+	struct inproc_tfm *t = a->ipt;
+	pthread_mutex_lock(&t->lock);
+	in_engine++;
+	int r = t->twin ? eng->setauthsize(t->twin, authsize) : -EINVAL;
+	in_engine--;
+	if (!r) {
+		t->has_authsize = true;
+		t->authsize = authsize;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return r;
+}
+
+int inproc_accept_local(struct afd *parent, struct afd *a)
+{
+	struct inproc_tfm *t = parent->op ? parent->ipo->t : parent->ipt;
+	struct alg_sock *src, *op = NULL;
+	pthread_mutex_lock(&t->lock);
+	src = parent->op ? parent->ipo->op : t->twin;
+	in_engine++;
+	int r = src ? eng->accept(src, &op) : -EINVAL;
+	in_engine--;
+	struct inproc_op *o = r ? NULL : op_new(t, op);
+	if (!r && !o) {
+		eng->put(op);
+		r = -ENOMEM;
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (r)
+		return r;
+	op_link(o);
+	a->ipo = o;
+	return 0;
+}
+
+const void *inproc_tree(const struct afd *a)
+{
+	return a->ipo ? (const void *)a->ipo->t : (const void *)a->ipt;
+}
+
+int inproc_replay(struct afd *via, int fd, const struct afd *member)
+{
+	struct inproc_tfm *t = member->ipo ? member->ipo->t : member->ipt;
+	if (!t || !t->bound)
+		return 0;
+	pthread_mutex_lock(&t->lock);
+	int r = alg_bind_xact(via, fd, &t->bind);
+	uint32_t gen = t->key_gen;
+	if (!r && t->keysrc == KEY_VALUE)
+		r = alg_sockopt_xact(via, fd, KABI_ALG_SET_KEY, t->key, (uint32_t)t->keylen,
+				     (uint32_t)t->keylen, &gen);
+	if (r >= 0 && t->has_authsize)
+		r = alg_sockopt_xact(via, fd, KABI_ALG_SET_AEAD_AUTHSIZE, NULL, 0, t->authsize, &gen);
+	t->key_gen = gen;
+	pthread_mutex_unlock(&t->lock);
+	return r < 0 ? r : 0;
 }
 
 /* Wakes the threads waiting on the tree; the caller holds its lock. */
@@ -654,6 +806,7 @@ void inproc_forget(struct afd *a)
 
 static void before_fork(void)
 {
+	local_share_all();
 	client_before_fork();
 	if (eng)
 		inproc_handover_all();

@@ -58,7 +58,7 @@ struct afd_ops {
 };
 
 extern const struct afd_ops afd_tfm_ops, afd_op_ops, afd_rfc_tfm_ops, afd_rfc_op_ops,
-	afd_netlink_ops;
+	afd_netlink_ops, afd_local_tfm_ops, afd_local_op_ops;
 
 /* r = call, then release(arg), also when the thread is cancelled inside
  * call (the emulated calls are cancellation points).  thread_owned: what
@@ -144,7 +144,11 @@ static inline ssize_t sfail(int err)
 	return -1;
 }
 
-/* alg_sock.c, for the AF_ALG tables. */
+/* alg_sock.c, for the AF_ALG tables.  alg_bind_parse(): the address as
+ * move_addr_to_kernel() and alg_bind() check it (0 or -errno);
+ * alg_bind_xact(): BIND of it on fd's connection (0 or -errno). */
+int alg_bind_parse(const struct sockaddr *addr, socklen_t len, struct shim_bind *out);
+int alg_bind_xact(struct afd *a, int fd, const struct shim_bind *b);
 int alg_bind(int fd, struct afd *a, const struct sockaddr *addr, socklen_t len);
 int alg_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *alen, int flags);
 
@@ -157,6 +161,26 @@ int alg_op_setsockopt(int fd, struct afd *a, int level, int optname, const void 
 		      socklen_t len);
 int alg_rfc_setsockopt(int fd, struct afd *a, int level, int optname, const void *val,
 		       socklen_t len);
+/* SO_SNDBUF's value as sock_setsockopt() computes it: 0 or -errno. */
+int sndbuf_bytes(const void *val, socklen_t len, int *bytes);
+/* SETSOCKOPT at SOL_ALG of val (vallen bytes, already the program's) on
+ * fd's connection: the result, algd's key_gen after it in *key_gen. */
+int alg_sockopt_xact(struct afd *a, int fd, int optname, const void *val, uint32_t vallen,
+		     uint32_t optlen, uint32_t *key_gen);
+
+/* local.c: the calls of sockets algd has not seen, for their tables. */
+int local_tfm_bind(int fd, struct afd *a, const struct sockaddr *addr, socklen_t len);
+int local_tfm_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *alen, int flags);
+int local_op_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *alen, int flags);
+int local_tfm_setsockopt(int fd, struct afd *a, int level, int optname, const void *val,
+			 socklen_t len);
+int local_op_setsockopt(int fd, struct afd *a, int level, int optname, const void *val,
+			socklen_t len);
+ssize_t local_tfm_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, size_t total,
+		       const struct shim_ctl *ctl, int flags);
+ssize_t local_tfm_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov, int flags,
+		       int *msg_flags);
+short local_tfm_revents(int fd, struct afd *a, short events);
 
 /* netlink_sock.c: socket(AF_NETLINK, type, NETLINK_CRYPTO). */
 int netlink_sock_create(int type);

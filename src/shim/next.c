@@ -36,4 +36,5 @@ __attribute__((constructor)) static void shim_init(void)
 	client_init();
 	shim_adopt_inherited();
 	inproc_init();
+	local_init();
 }

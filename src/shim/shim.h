@@ -38,6 +38,11 @@ enum afd_kind {
 	AFD_RFC_TFM,		/* RFC mode (rfc.c): a SOCK_STREAM transform socket */
 	AFD_RFC_OP,		/* RFC mode: its op socket */
 	AFD_NETLINK,		/* NETLINK_CRYPTO */
+	/* Sockets algd has not seen yet (local.c): a transform socket bound
+	 * by what algd published, and the op sockets accepted from it.  They
+	 * become AFD_TFM and AFD_OP when they are shared. */
+	AFD_LOCAL_TFM,
+	AFD_LOCAL_OP,
 };
 struct afd_ops;
 
@@ -49,7 +54,9 @@ struct afd {
 	 * (afd_get); the last afd_put() releases the socket. */
 	atomic_uint refs;
 	struct afd *free_next;	/* on the free list */
-	const struct afd_ops *ops;	/* the kind's operations */
+	/* The kind's operations: atomic, for a local socket becomes an algd
+	 * one while other threads use it (local.c). */
+	const struct afd_ops *_Atomic ops;
 	pthread_mutex_t lock;	/* the connection's frames (client.c) */
 	pthread_cond_t cond;	/* a reply was taken, or a request ended */
 	uint16_t expect[3];	/* the reply type each class in flight waits for */
@@ -134,6 +141,10 @@ void afd_set_kind(struct afd *a, enum afd_kind kind);	/* once known (inherit.c, 
 void afd_set_type(struct afd *a, const char *salg_type);	/* at bind */
 void afd_share(int newfd, struct afd *a);	/* dup */
 void afd_untrack(int fd);
+/* Makes every fd of a refer to newfd's open file instead (dup3), keeping
+ * each fd's close-on-exec flag and the old file's O_NONBLOCK: 0 or
+ * -errno.  The caller closes newfd. */
+int afd_replace_file(struct afd *a, int newfd);
 /* An fd of the op socket served by ipo (inproc.c), or -1: a scan, for
  * fork and exec only. */
 int afd_find_fd_of_ipo(const struct inproc_op *ipo);
@@ -310,7 +321,15 @@ ssize_t rfc_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov, in
  * as for any algd socket. */
 #define INPROC_MOVED (-1000000)
 void inproc_init(void);
-void inproc_bound(struct afd *a);
+/* A transform socket's bind() (local.c keys what algd said with it). */
+struct shim_bind {
+	char type[KABI_SALG_TYPE_LEN];
+	uint32_t feat, mask;
+	char name[UALG_BIND_NAME_MAX];
+};
+/* a bound through algd to b, with algd's control generation before the
+ * bind (gen_known false: none mapped). */
+void inproc_bound(struct afd *a, const struct shim_bind *b, bool gen_known, uint32_t gen);
 /* A key set on a's transform (NULL: by reference), key_gen algd's after it. */
 void inproc_keyed(struct afd *a, const uint8_t *key, size_t len, uint32_t key_gen);
 void inproc_authsize(struct afd *a, unsigned authsize);
@@ -325,6 +344,41 @@ int inproc_revents(struct afd *a, short events);	/* < 0: moved */
 void inproc_sndbuf(struct afd *a, int bytes);
 void inproc_handover_all(void);
 void inproc_forget(struct afd *a);
+/* Whether this thread may serve a socket here at all ($UALG_ENGINE, and
+ * not from inside the engine). */
+bool inproc_may_serve(void);
+/* For local.c: a local transform socket bound to b with the driver algd
+ * named (verdict), built here: 0, -EBUSY (op sockets live, as
+ * alg_bind()), or another -errno (algd should decide instead). */
+int inproc_bind_local(struct afd *a, const struct shim_bind *b,
+		      const struct ualg_engine_info *verdict);
+bool inproc_bound_local(struct afd *a);	/* bound by inproc_bind_local() */
+int inproc_setkey_local(struct afd *a, const uint8_t *key, size_t len);
+int inproc_authsize_local(struct afd *a, unsigned authsize);
+/* A new op socket op accepted here from parent (a local transform socket
+ * or, a hash's clone, a local op socket): 0 or -errno. */
+int inproc_accept_local(struct afd *parent, struct afd *op);
+/* The transform tree of a (transform or op socket), to compare; NULL: none. */
+const void *inproc_tree(const struct afd *a);
+/* Sends BIND, the key by value and the tag length of member's transform
+ * on via's fresh connection fd, as the program set them: 0 or -errno. */
+int inproc_replay(struct afd *via, int fd, const struct afd *member);
+
+/* local.c: sockets this process has not shared, which make no round trip
+ * to algd.  local_socket(): a new local transform socket, or false when
+ * the process cannot keep one yet (false: the caller connects to algd).
+ * local_control(): maps algd's control page once, on a connection to algd
+ * (fd), and gives its generation now (false: none).  local_learn(): what
+ * ACCEPT answered for a transform bound to b under gen.  local_share():
+ * the socket (with its whole tree) becomes an algd one, before a call only
+ * algd answers; local_share_all(): every one, before fork() or exec. */
+bool local_socket(int type, int *ret);	/* true: *ret is the fd or -errno */
+bool local_control(struct afd *a, int fd, uint32_t *gen);
+void local_learn(const struct shim_bind *b, uint32_t gen, const struct ualg_engine_info *verdict);
+int local_share(struct afd *a);
+void local_share_all(void);
+void local_forget(struct afd *a);
+void local_init(void);	/* pthread_atfork() from the shim's constructor */
 /* O_NONBLOCK on fd, a's: asked of the kernel once per socket (fdops.c). */
 bool shim_nonblocking(int fd, struct afd *a);
 

@@ -28,7 +28,10 @@ EXPORT int socket(int domain, int type, int protocol)
 		return fail(ESOCKTNOSUPPORT);
 	if (protocol != 0)
 		return fail(EPROTONOSUPPORT);
-	int fd = client_connect(type);
+	int fd;
+	if (local_socket(type, &fd))
+		return fd < 0 ? fail(-fd) : fd;
+	fd = client_connect(type);
 	if (fd < 0)
 		return fail(-fd);
 	struct afd *a = afd_track(fd, AFD_TFM);

@@ -32,15 +32,24 @@ static int wmem_max(void)
 	return v;
 }
 
-static int set_sndbuf(int fd, struct afd *a, const void *val, socklen_t len)
+int sndbuf_bytes(const void *val, socklen_t len, int *bytes)
 {
 	int v;
 	if (len < sizeof(int))
-		return fail(EINVAL);
+		return -EINVAL;
 	if (copy_in(&v, val, sizeof(v)))
-		return fail(EFAULT);
+		return -EFAULT;
 	unsigned u = (unsigned)v < (unsigned)wmem_max() ? (unsigned)v : (unsigned)wmem_max();
-	int bytes = (int)(u * 2) > SOCK_MIN_SNDBUF_ ? (int)(u * 2) : SOCK_MIN_SNDBUF_;
+	*bytes = (int)(u * 2) > SOCK_MIN_SNDBUF_ ? (int)(u * 2) : SOCK_MIN_SNDBUF_;
+	return 0;
+}
+
+static int set_sndbuf(int fd, struct afd *a, const void *val, socklen_t len)
+{
+	int bytes;
+	int e = sndbuf_bytes(val, len, &bytes);
+	if (e)
+		return fail(-e);
 	if (a->op) {
 		struct ualg_sndbuf b = { (uint32_t)bytes };
 		struct iovec part = { &b, sizeof(b) };
@@ -74,6 +83,20 @@ static bool asym_value_option(const struct afd *a, int optname, socklen_t len)
 	if (a->type == ALG_TYPE_AKCIPHER)
 		return optname == 6 || (optname == 7 && len != sizeof(int32_t));
 	return a->type == ALG_TYPE_KPP && optname >= 6 && optname <= 9;
+}
+
+int alg_sockopt_xact(struct afd *a, int fd, int optname, const void *val, uint32_t vallen,
+		     uint32_t optlen, uint32_t *key_gen)
+{
+	struct ualg_sockopt o = { KABI_SOL_ALG, optname, optlen, 0, vallen, 0 };
+	struct iovec parts[2] = { { &o, sizeof(o) }, { (void *)val, vallen } };
+	struct ualg_sockopt_reply rep = { 0 };
+	struct iovec body = { &rep, sizeof(rep) };
+	struct xact x = { .type = UALG_MSG_SETSOCKOPT, .parts = parts, .nparts = 2,
+			  .rbody = &body, .nrbody = 1 };
+	int r = client_xact(a, fd, &x);
+	*key_gen = rep.key_gen;
+	return r;
 }
 
 int alg_tfm_setsockopt(int fd, struct afd *a, int level, int optname, const void *val,

@@ -396,8 +396,12 @@ import time; time.sleep(0.2)
 ops.append(h.accept()[0]); ops[-1].sendall(b"abc"); say(ops[-1].recv(64).hex())
 '''
     out = client(algd, code).communicate(timeout=30)[0].split("\n")
-    want = ["7 EMFILE", "socket EMFILE", hashlib.sha256(b"abc").hexdigest()]
-    result("--max-sockets 8: the 9th socket (accept or socket) fails with EMFILE, "
+    # The limit is on what algd holds.  Under the in-process engine a new
+    # transform socket of a name algd has already decided stays in the
+    # program (src/shim/local.c), which algd does not count.
+    inproc = os.environ.get("UALG_ENGINE", "auto") != "algd"
+    want = ["7 EMFILE", "socket ok" if inproc else "socket EMFILE", hashlib.sha256(b"abc").hexdigest()]
+    result("--max-sockets 8: the 9th socket algd holds (accept or socket) fails with EMFILE, "
            "a freed one can be reused", out[:3] == want, repr(out))
     algd.stop()
 
