@@ -15,14 +15,11 @@
 #define UALG_AFALG_LAYER_H
 
 #include "crypto.h"
+#include "status.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* Returned by send/recv when the kernel would sleep: the caller answers
- * later, after another request changed the socket's state. */
-#define AFALG_WAIT (-100000)	/* outside the errno range */
 
 /* The asymmetric interface of libkcapi's out-of-tree kernel patches
  * (kernel-patches/ in libkcapi's sources).  libkcapi itself (lib/internal.h,
@@ -123,8 +120,6 @@ struct alg_type {
 	 * returns AFALG_OPT_GENERIC for those af_alg.c handles. */
 	int (*setsockopt)(struct alg_sock *sk, int optname, const struct afalg_optval *v);
 };
-
-#define AFALG_OPT_GENERIC (-100001)
 
 /* A family of socket types other than the kernel's (RFC mode,
  * src/algd/algif_rfc.c), set on an unbound transform socket: it owns the

@@ -3,13 +3,11 @@
 #ifndef UALG_ALGD_ADMIN_H
 #define UALG_ALGD_ADMIN_H
 
+#include "status.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* A malformed request: the connection ends.  Outside both the -errno range
- * and DUMP's record counts (it was 1, which a one-record page returned). */
-#define ADMIN_BAD_FRAME (-200000)
 
 /* Serves one UALG_MSG_ALG_* request.  Reply data goes into out (up to
  * outsize, at least UALG_DATA_MAX) with its length in *outlen.  Returns

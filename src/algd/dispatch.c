@@ -403,7 +403,7 @@ enum settle dispatch_settle(struct dispatcher *d, struct conn *c, size_t n, cons
 		conn_reply(c, type, 0, -EPROTO, NULL, 0, -1);
 		return SETTLE_CLOSE;
 	}
-	if (r == 1) {
+	if (r == DISPATCH_PARKED) {
 		/* One waiter per socket: a second gets EAGAIN. */
 		if (c->parked)
 			return conn_reply(c, type, 0, -EAGAIN, NULL, 0, -1) ? SETTLE_CLOSE : SETTLE_DONE;

@@ -13,6 +13,7 @@
 #include "conn.h"
 #include "payload.h"
 #include "proto.h"
+#include "status.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,10 +29,6 @@ struct request {
 	bool recv_private;	/* a receive: its output is in recvbuf, so parking copies it */
 	bool ring_waited;	/* a ring control request after ring_ctl_wait() */
 };
-
-/* dispatch()'s answer for a ring control request whose ring's lock its
- * worker holds: nothing was done; run it again after ring_ctl_wait(). */
-#define DISPATCH_RING_BUSY 2
 
 struct dispatcher {
 	_Alignas(8) uint8_t rxbuf[UALG_FRAME_MAX];	/* the frame: header, then body */
@@ -67,7 +64,7 @@ void dispatcher_init(struct dispatcher *d, void (*dispose_fd)(int fd, void *acco
  * the connection. */
 void dispatch_readable(struct dispatcher *d, struct conn *c);
 
-/* Dispatches one frame; returns 0, 1 (parked), DISPATCH_RING_BUSY or -1
+/* Dispatches one frame; returns 0, DISPATCH_PARKED, DISPATCH_RING_BUSY or -1
  * (drop connection).
  * Key memory it allocates is charged to the client's uid (account.h);
  * named keys, which outlive their administrator's connection, are not. */

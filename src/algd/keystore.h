@@ -5,6 +5,7 @@
 #define UALG_ALGD_KEYSTORE_H
 
 #include "crypto.h"
+#include "status.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -12,7 +13,6 @@
 #include <sys/types.h>
 
 #define KEYSTORE_MAX_KEYS 256
-#define KEYSTORE_BAD_FRAME (-200000)	/* a malformed request: the connection ends (outside the errno range and LIST's counts) */
 
 /* Who is asking: SO_PEERCRED and SO_PEERGROUPS of the client that opened
  * the connection tree (taken at the listener's accept). */

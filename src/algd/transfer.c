@@ -52,7 +52,7 @@ int transfer_send(struct dispatcher *d, struct conn *c, const uint8_t *body, siz
 	if (data == d->copy.buf)
 		ualg_wipe(d->copy.buf, dlen);
 	if (r == AFALG_WAIT)
-		return 1;
+		return DISPATCH_PARKED;
 	c->sending = r >= 0 && !s.last;
 	const bool quiet = m.flags & UALG_SEND_QUIET;	/* never with shm (decode) */
 	if (quiet && r >= 0)
@@ -156,6 +156,6 @@ int transfer_recv(struct dispatcher *d, struct conn *c, const uint8_t *body, siz
 	int r = afalg_recv(c->sk, out, req->recv_len, m.flags & UALG_RECV_DONTWAIT, &trunc,
 			   &req->progress);
 	if (r == AFALG_WAIT)
-		return 1;
+		return DISPATCH_PARKED;
 	return transfer_answer_recv(c, &dest, trunc ? UALG_HDR_TRUNC : 0, r, out, m.len);
 }

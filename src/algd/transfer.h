@@ -15,8 +15,8 @@ struct recv_dest {
 	uint8_t *area;		/* RECV_SHM: the output range */
 };
 
-/* The handlers: 0, 1 when the request was parked (it would wait), or -1
- * (drop the connection). */
+/* The handlers: 0, DISPATCH_PARKED when the request was parked (it would
+ * wait), or -1 (drop the connection). */
 int transfer_send(struct dispatcher *d, struct conn *c, const uint8_t *body, size_t len, bool shm,
 		  struct request *req);
 int transfer_recv(struct dispatcher *d, struct conn *c, const uint8_t *body, size_t len, bool shm,

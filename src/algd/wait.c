@@ -23,7 +23,7 @@ void parked_free(struct parked *pk)
 int wait_rerun(struct dispatcher *d, struct conn *c, struct parked *pk)
 {
 	int r = dispatch(d, c, pk->frame, pk->len, &pk->req);
-	if (r == 1) {
+	if (r == DISPATCH_PARKED) {
 		c->parked = pk;
 		return 0;
 	}

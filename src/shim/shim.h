@@ -12,6 +12,7 @@
 
 #include "kabi.h"
 #include "proto.h"
+#include "status.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -238,7 +239,6 @@ void client_spin(const _Atomic uint32_t *word, uint32_t before, size_t data_len)
  * flight), or returns FAST_DECLINED when x is for the socket: the
  * caller's data cannot be read (nothing was sent: the socket reports it),
  * or algd did not serve x because it would wait. */
-#define FAST_DECLINED (-(ssize_t)INT_MAX)
 void fast_setup(struct afd *a, int fd);
 bool fast_usable(const struct afd *a, const struct xact *x);
 ssize_t fast_xact(struct afd *a, int fd, const struct xact *x, struct ualg_hdr *h);
@@ -319,7 +319,6 @@ ssize_t rfc_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov, in
  * served here.  The data calls return INPROC_MOVED when the socket went
  * to algd meanwhile (fork in another thread): the caller serves the call
  * as for any algd socket. */
-#define INPROC_MOVED (-1000000)
 void inproc_init(void);
 /* A transform socket's bind() (local.c keys what algd said with it). */
 struct shim_bind {
