@@ -32,7 +32,7 @@ static struct alg_sock *engine_bind(const char *type, const char *driver, int *e
 {
 	struct alg_sock *sk = afalg_sock_new();
 	if (!sk) {
-		*err = -ENOMEM;
+		*err = ENOMEM;
 		return NULL;
 	}
 	pthread_mutex_lock(&registry);
@@ -40,7 +40,7 @@ static struct alg_sock *engine_bind(const char *type, const char *driver, int *e
 	if (r)
 		afalg_sock_put(sk);
 	pthread_mutex_unlock(&registry);
-	*err = r;
+	*err = -r;
 	return r ? NULL : sk;
 }
 

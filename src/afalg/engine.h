@@ -19,7 +19,7 @@ struct ualg_engine {
 	/* Registers the drivers, once per process; 0 or -errno. */
 	int (*init)(void);
 	/* A transform socket of type ("hash", "skcipher", "aead") bound to
-	 * the driver algd resolved; NULL and *err on failure. */
+	 * the driver algd resolved; NULL and *err (a positive errno) on failure. */
 	struct alg_sock *(*bind)(const char *type, const char *driver, int *err);
 	/* ALG_SET_KEY with the bytes the program gave; authsize as
 	 * ALG_SET_AEAD_AUTHSIZE's optlen. */

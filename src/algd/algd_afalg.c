@@ -16,7 +16,7 @@ struct key *afalg_named_key(const struct afalg_optval *v, int *err)
 	size_t len = v->len;
 	if (len && v->data[len - 1] == '\0')
 		len--;	/* a C string with its NUL */
-	*err = -EACCES;
+	*err = EACCES;
 	return v->caller ? keystore_find((const char *)v->data, len, v->caller, err) : NULL;
 }
 
@@ -25,7 +25,7 @@ static int setkey_by_name(struct ualg_tfm *tfm, const struct afalg_optval *v)
 	int err;
 	struct key *k = afalg_named_key(v, &err);
 	if (!k)
-		return err;
+		return -err;
 	if (!ualg_tfm_has_setkey(tfm))
 		return -ENOSYS;
 	return keystore_setkey(tfm, k);

@@ -10,7 +10,8 @@
 void algd_afalg_host_init(void);
 
 /* UALG_SET_KEY_BY_NAME's key (keystore.h) if the caller may use it;
- * else NULL and *err as keystore_find() says. */
+ * else NULL and *err (a positive errno) as keystore_find() says, or
+ * EACCES when the socket has no caller. */
 struct key;
 struct key *afalg_named_key(const struct afalg_optval *v, int *err);
 

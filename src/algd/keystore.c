@@ -213,16 +213,16 @@ struct key *keystore_find(const char *name, size_t len, const struct key_caller 
 	bool found;
 
 	if (!valid_name(name, len)) {
-		*err = -EINVAL;
+		*err = EINVAL;
 		return NULL;
 	}
 	size_t at = find(name, len, &found);
 	if (!found) {
-		*err = -ENOKEY;
+		*err = ENOKEY;
 		return NULL;
 	}
 	if (!may_use(keys[at], who)) {
-		*err = -EACCES;
+		*err = EACCES;
 		return NULL;
 	}
 	return keys[at];

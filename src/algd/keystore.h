@@ -41,9 +41,9 @@ int keystore_request(uint16_t type, const uint8_t *body, size_t len, bool admin,
 struct key;
 
 /* The key called name (len bytes, no NUL) if who may use it; else NULL
- * with *err -EINVAL for a name that does not parse, -ENOKEY when there is
- * none, -EACCES when who is not on its allow list.  Valid until the next
- * request. */
+ * with *err (a positive errno, status.h) EINVAL for a name that does not
+ * parse, ENOKEY when there is none, EACCES when who is not on its allow
+ * list.  Valid until the next request. */
 struct key *keystore_find(const char *name, size_t len, const struct key_caller *who, int *err);
 
 /* Calls use(ctx, bytes, len) with k's bytes, which go nowhere else, and

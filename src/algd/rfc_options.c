@@ -35,7 +35,7 @@ static int set_key(struct alg_sock *sk, const struct afalg_optval *v, bool by_na
 	int err;
 	struct key *k = by_name ? afalg_named_key(v, &err) : NULL;
 	if (by_name && !k)
-		return err;
+		return -err;
 	if (!ualg_tfm_has_setkey(sk->tfm))
 		return -ENOSYS;
 	return by_name ? keystore_use(k, setkey_bytes, sk) : setkey_bytes(sk, v->data, v->len);

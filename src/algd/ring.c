@@ -120,19 +120,19 @@ static struct ring *ring_new(const struct ualg_ring_setup *s, struct ualg_ring_s
 	struct ring *r = calloc(1, sizeof(*r));
 
 	if (!r) {
-		*err = -ENOMEM;
+		*err = ENOMEM;
 		return NULL;
 	}
 	r->memfd = r->sq_efd = r->cq_efd = -1;
 	r->entries = s->entries;
 	r->bufsize = s->bufsize;
 	pthread_mutex_init(&r->lock, NULL);
-	*err = ring_map(r, rep);
+	*err = -ring_map(r, rep);
 	if (!*err) {
 		r->sq_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		r->cq_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (r->sq_efd < 0 || r->cq_efd < 0)
-			*err = -errno;
+			*err = errno;
 	}
 	if (*err) {
 		if (r->map)
@@ -175,13 +175,13 @@ static int on_setup(struct ring **ringp, int fd, struct account *acct, const uin
 		return reply(fd, UALG_MSG_RING_SETUP, err, NULL, 0, -1) ? -1 : 0;
 	struct ring *r = ring_new(&s, &rep, &err);
 	if (r && !ualg_budget_charge(&acct->mem, r->map_size)) {
-		err = -ENOMEM;
+		err = ENOMEM;
 		ring_free(r);
 		r = NULL;
 	}
 	if (!r) {
 		account_fds_put(acct, 3);
-		return reply(fd, UALG_MSG_RING_SETUP, err, NULL, 0, -1) ? -1 : 0;
+		return reply(fd, UALG_MSG_RING_SETUP, -err, NULL, 0, -1) ? -1 : 0;
 	}
 	r->acct = acct;
 	r->worker = ring_worker_pick();
@@ -301,8 +301,8 @@ static int on_setkey_named(struct ring *r, int fd, const struct key_caller *who,
 	const struct ualg_ring_setkey_named k = km.hdr;
 	int err = tfm_id_check(r, k.tfm);
 	struct key *key = NULL;
-	if (!err)
-		key = keystore_find(km.name, k.name_len, who, &err);
+	if (!err && !(key = keystore_find(km.name, k.name_len, who, &err)))
+		err = -err;
 	if (key && !ualg_tfm_has_setkey(r->tfms[k.tfm].tfm))
 		err = -ENOPROTOOPT;
 	else if (key) {

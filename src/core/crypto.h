@@ -252,8 +252,9 @@ void ualg_core_exit(void);
 int ualg_register(struct ualg_alg *alg);
 /* Finds the highest-priority usable algorithm of that type whose generic or
  * driver name is name, instantiating templates as needed.  Returns NULL and
- * sets *err (ENOENT, EINVAL, ENAMETOOLONG) on failure; on success the
- * caller owns a reference and must ualg_alg_put() it. */
+ * sets *err to a positive errno (ENOENT, ELIBBAD, ENAMETOOLONG, ENOMEM) on
+ * failure, as every int *err of the tree; on success the caller owns a
+ * reference and must ualg_alg_put() it. */
 struct ualg_alg *ualg_alg_lookup(enum ualg_alg_type type, const char *name, int *err);
 /* As ualg_alg_lookup, among hashes that can export their state (and
  * templates over such): RFC mode's partial states. */
@@ -306,7 +307,8 @@ const char *ualg_alg_type_name(enum ualg_alg_type type);
 /* Transforms (tfm.c) */
 /* A new transform holds one reference; whoever shares it (two op sockets
  * of one hash state) takes another with ualg_tfm_get().  ualg_tfm_free()
- * drops one, and the last frees the transform and wipes its key. */
+ * drops one, and the last frees the transform and wipes its key.
+ * ualg_tfm_new() returns NULL with *err a positive errno on failure. */
 struct ualg_tfm *ualg_tfm_new(struct ualg_alg *alg, int *err);
 struct ualg_tfm *ualg_tfm_get(struct ualg_tfm *tfm);
 void ualg_tfm_free(struct ualg_tfm *tfm);

@@ -12,7 +12,7 @@
 struct ualg_template {
 	const char *name;
 	/* Builds an unregistered instance over args (generic or driver names)
-	 * or returns NULL with *err set. */
+	 * or returns NULL with *err a positive errno. */
 	struct ualg_alg *(*create)(const char *const *args, unsigned nargs, int *err);
 	/* Its instances keep their spawn's generic name (pcrypt, cryptd). */
 	bool keeps_name;

@@ -5,7 +5,14 @@
  * Each value is distinct from every other here.  The negative ones lie
  * below -4095, so that no -errno (the kernel's MAX_ERRNO) and no count is
  * ever taken for one; the positive ones travel only through results that
- * are otherwise 0 or -1 (algd's request handlers). */
+ * are otherwise 0 or -1 (algd's request handlers).
+ *
+ * Error out-parameters (int *err, set when a function returns NULL) hold a
+ * positive errno throughout the tree, as errno itself does: the core's
+ * lookups and transforms (ualg_alg_lookup(), ualg_tfm_new()), every
+ * template's create() and the backend modules' struct ualg_core_api all
+ * set it so, and those are most of its setters and callers.  A caller
+ * that passes one on as a result negates it (return -err). */
 #ifndef UALG_STATUS_H
 #define UALG_STATUS_H
 

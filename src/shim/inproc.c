@@ -267,7 +267,7 @@ static int build_twin(struct inproc_tfm *t, const struct ualg_engine_info *info)
 		r = eng->setauthsize(sk, info->authsize);
 	in_engine--;
 	if (!sk)
-		return r;
+		return -r;
 	if (r) {
 		eng->put(sk);
 		return r;
