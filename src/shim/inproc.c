@@ -376,7 +376,7 @@ int inproc_bind_local(struct afd *a, const struct shim_bind *b,
 	struct alg_sock *sk = eng->bind((const char *)verdict->type, verdict->driver, &r);
 	in_engine--;
 	if (!sk)
-		return r ? r : -ENOENT;
+		return r ? -r : -ENOENT;
 	pthread_mutex_lock(&t->lock);
 	/* alg_bind(): a transform with op sockets keeps its algorithm. */
 	if (atomic_load(&t->refs) > 1) {
