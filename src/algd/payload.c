@@ -133,10 +133,16 @@ int control_init(void)
 	if (fd < 0)
 		return fd;
 	control = map;
-	control->magic = UALG_CONTROL_MAGIC;
+	atomic_store_explicit(&control->magic, UALG_CONTROL_MAGIC, memory_order_relaxed);
 	atomic_store_explicit(&control->gen, ualg_registry_gen(), memory_order_release);
 	control_fd = fd;
 	return 0;
+}
+
+void control_close(void)
+{
+	if (control)
+		atomic_store_explicit(&control->magic, 0, memory_order_release);
 }
 
 int control_setup(struct conn *c, size_t len)

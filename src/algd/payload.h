@@ -40,10 +40,12 @@ int payload_memfd(struct conn *c, const char *name, size_t size, void **map);
 
 /* The control page (proto.h, CONTROL_SETUP), one for every client, made
  * by control_init() at start (0 or -errno); control_setup() answers the
- * request (0, or -1 as above);
+ * request (0, or -1 as above); control_close() marks the page dead as
+ * algd stops, so that programs ask the next algd afresh;
  * control_publish() stores the registry's generation there, called before
  * every reply so that no client hears of a change before the page says it. */
 int control_init(void);
+void control_close(void);
 int control_setup(struct conn *c, size_t len);
 void control_publish(void);
 

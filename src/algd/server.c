@@ -312,6 +312,7 @@ int server_run(const struct server_opts *opts)
 		conn_close(conn_list());
 	conn_free_closed();
 	keystore_clear();
+	control_close();
 	listener_close(lfd, opts);
 	return 0;
 }

@@ -378,11 +378,12 @@ _Static_assert(sizeof(struct ualg_fast) <= UALG_FAST_SIZE, "struct ualg_fast fit
  * reprioritised, the configuration reread or changed by algctl.  A
  * program that learned such an answer (ACCEPT's engine verdict) under one
  * gen may apply it to its next bind() of the same address without asking
- * while gen has not moved (src/shim/local.c). */
+ * while gen has not moved and magic still says the page is live
+ * (src/shim/local.c). */
 #define UALG_CONTROL_SIZE 4096u
 #define UALG_CONTROL_MAGIC 0x75616c67u	/* "ualg" */
 struct ualg_control {
-	uint32_t magic;
+	_Atomic uint32_t magic;	/* UALG_CONTROL_MAGIC; 0 once algd has stopped */
 	_Atomic uint32_t gen;
 };
 _Static_assert(sizeof(struct ualg_control) <= UALG_CONTROL_SIZE, "struct ualg_control fits its memfd");

@@ -45,14 +45,22 @@ static bool is_local(const struct afd *a)
 
 enum { CONTROL_NONE, CONTROL_BUSY, CONTROL_READY, CONTROL_NEVER };
 static atomic_int control_state;
-static const struct ualg_control *control;
+static const struct ualg_control *_Atomic control;
 
+/* The live page's generation.  The page of an algd that stopped is left
+ * mapped (another thread may be reading it) and the next algd's asked
+ * for. */
 static bool control_gen(uint32_t *gen)
 {
 	if (atomic_load_explicit(&control_state, memory_order_acquire) != CONTROL_READY)
 		return false;
-	*gen = atomic_load_explicit(&control->gen, memory_order_acquire);
-	return true;
+	const struct ualg_control *c = atomic_load_explicit(&control, memory_order_acquire);
+	*gen = atomic_load_explicit(&c->gen, memory_order_acquire);
+	if (atomic_load_explicit(&c->magic, memory_order_acquire) == UALG_CONTROL_MAGIC)
+		return true;
+	int s = CONTROL_READY;
+	atomic_compare_exchange_strong(&control_state, &s, CONTROL_NONE);
+	return false;
 }
 
 bool local_control(struct afd *a, int fd, uint32_t *gen)
@@ -66,11 +74,11 @@ bool local_control(struct afd *a, int fd, uint32_t *gen)
 			map = NULL;
 		if (x.rfd >= 0)
 			real.close(x.rfd);
-		if (map && ((const struct ualg_control *)map)->magic != UALG_CONTROL_MAGIC) {
+		if (map && atomic_load(&((const struct ualg_control *)map)->magic) != UALG_CONTROL_MAGIC) {
 			munmap((void *)map, UALG_CONTROL_SIZE);
 			map = NULL;
 		}
-		control = map;
+		atomic_store_explicit(&control, map, memory_order_release);
 		atomic_store_explicit(&control_state, map ? CONTROL_READY : CONTROL_NEVER,
 				      memory_order_release);
 	}
