@@ -2,6 +2,7 @@
 #include "log.h"
 #include "config.h"
 #include "crypto.h"
+#include "dpdk.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -77,10 +78,25 @@ static int split(char *line, char *w[3])
 	return n;
 }
 
+/* "dpdk-eal ARGS...": the rest of the line, as EAL's arguments. */
+static const char *parse_dpdk_eal(const char *args, struct parsed *p)
+{
+	args += strspn(args, " \t");
+	if (!*args)
+		return "dpdk-eal needs EAL's arguments";
+	if (strlen(args) >= sizeof(p->cfg.dpdk_eal))
+		return "dpdk-eal arguments too long";
+	strcpy(p->cfg.dpdk_eal, args);
+	return NULL;
+}
+
 static const char *parse_line(char *line, struct parsed *p)
 {
 	char *w[3];
 	long v;
+	const char *start = line + strspn(line, " \t");
+	if (!strncmp(start, "dpdk-eal", 8) && (!start[8] || start[8] == ' ' || start[8] == '\t'))
+		return parse_dpdk_eal(start + 8, p);
 	int n = split(line, w);
 
 	if (n == 0)
@@ -111,6 +127,18 @@ static const char *parse_line(char *line, struct parsed *p)
 		strcpy(p->cfg.engine_keep[p->cfg.n_engine_keep++], w[1]);
 		return NULL;
 	}
+	if (!strcmp(w[0], "dpdk-device") && (n == 2 || n == 3)) {
+		if (strlen(w[1]) >= sizeof(p->cfg.dpdk_devices[0].name))
+			return "device name too long";
+		if (p->cfg.n_dpdk_devices == CONFIG_DPDK_DEVICES_MAX)
+			return "too many dpdk-device settings";
+		if (n == 3 && parse_uint(w[2], INT_MAX, &v))
+			return "priority must be a number from 0 to 2147483647";
+		unsigned i = p->cfg.n_dpdk_devices++;
+		strcpy(p->cfg.dpdk_devices[i].name, w[1]);
+		p->cfg.dpdk_devices[i].priority = n == 3 ? (int)v : -1;
+		return NULL;
+	}
 	const bool prio = !strcmp(w[0], "priority") && n == 3;
 	if (prio || (!strcmp(w[0], "disable") && n == 2)) {
 		if (strlen(w[1]) >= UALG_MAX_ALG_NAME)
@@ -126,7 +154,7 @@ static const char *parse_line(char *line, struct parsed *p)
 		return NULL;
 	}
 	return "expected: socket PATH | admin-group GROUP | priority DRIVER N | disable DRIVER | "
-	       "engine inproc|algd | engine-algd NAME";
+	       "engine inproc|algd | engine-algd NAME | dpdk-eal ARGS | dpdk-device NAME [N]";
 }
 
 static int parse_file(const char *path, struct parsed *p)
@@ -232,12 +260,21 @@ static void apply(const struct parsed *p)
 	ualg_alg_changed();
 }
 
-static int load(const char *path)
+/* DPDK starts with the first load only: a reload keeps the EAL arguments
+ * and devices in force. */
+static int load(const char *path, bool first)
 {
 	static struct parsed p;	/* large: not on the stack */
 
 	if (parse_file(path, &p))
 		return -1;
+	if (first && algd_dpdk_start(&p.cfg))
+		return -1;
+	if (!first) {
+		memcpy(p.cfg.dpdk_eal, current.dpdk_eal, sizeof(p.cfg.dpdk_eal));
+		p.cfg.n_dpdk_devices = current.n_dpdk_devices;
+		memcpy(p.cfg.dpdk_devices, current.dpdk_devices, sizeof(p.cfg.dpdk_devices));
+	}
 	apply(&p);
 	return 0;
 }
@@ -249,12 +286,12 @@ int config_load(const char *path)
 		return -1;
 	}
 	strcpy(config_path, path);
-	return load(path);
+	return load(path, true);
 }
 
 int config_reload(void)
 {
-	return config_path[0] ? load(config_path) : 0;
+	return config_path[0] ? load(config_path, false) : 0;
 }
 
 /* Every driver's priority (instances follow their spawns) and the
@@ -278,6 +315,14 @@ int config_save(void)
 		fputs("engine algd\n", f);
 	for (unsigned i = 0; i < current.n_engine_keep; i++)
 		fprintf(f, "engine-algd %s\n", current.engine_keep[i]);
+	if (current.dpdk_eal[0])
+		fprintf(f, "dpdk-eal %s\n", current.dpdk_eal);
+	for (unsigned i = 0; i < current.n_dpdk_devices; i++) {
+		fprintf(f, "dpdk-device %s", current.dpdk_devices[i].name);
+		if (current.dpdk_devices[i].priority >= 0)
+			fprintf(f, " %d", current.dpdk_devices[i].priority);
+		fputc('\n', f);
+	}
 	for (const struct ualg_alg *a = ualg_alg_next(NULL); a; a = ualg_alg_next(a)) {
 		if (ualg_alg_is_instance(a))
 			continue;

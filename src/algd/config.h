@@ -7,6 +7,10 @@
  *   engine inproc|algd     where AF_ALG data is served by default (inproc:
  *                          in the program where algd allows it)
  *   engine-algd NAME       an algorithm or driver whose data algd serves
+ *   dpdk-eal ARGS...       start DPDK's EAL with ARGS and serve its crypto
+ *                          devices (read at start only; dpdk.h)
+ *   dpdk-device NAME [N]   use this device (repeatable; none: every one),
+ *                          its drivers at priority N (default by its kind)
  *
  * Parsing is strict: an unknown keyword, a missing or extra word, a bad
  * number or a line over 255 bytes rejects the whole file, and a reload
@@ -23,6 +27,8 @@
 
 #define CONFIG_ENGINE_RULES_MAX 64
 #define CONFIG_NAME_MAX 128
+#define CONFIG_DPDK_EAL_MAX 256
+#define CONFIG_DPDK_DEVICES_MAX 16
 
 struct algd_config {
 	char socket_path[CONFIG_PATH_MAX];	/* empty: not set */
@@ -31,6 +37,12 @@ struct algd_config {
 	bool engine_algd;			/* "engine algd" */
 	unsigned n_engine_keep;
 	char engine_keep[CONFIG_ENGINE_RULES_MAX][CONFIG_NAME_MAX];	/* "engine-algd NAME" */
+	char dpdk_eal[CONFIG_DPDK_EAL_MAX];	/* "dpdk-eal ARGS"; empty: no DPDK */
+	unsigned n_dpdk_devices;
+	struct {
+		char name[64];
+		int priority;			/* -1: by the device's kind */
+	} dpdk_devices[CONFIG_DPDK_DEVICES_MAX];	/* "dpdk-device NAME [N]" */
 };
 /* --engine algd on the command line: as "engine algd", whatever the file says. */
 void config_set_engine_algd(bool algd_only);
@@ -41,8 +53,9 @@ bool config_engine_all_algd(void);
  * 0, -ENOSPC or -ENAMETOOLONG. */
 int config_engine(const char *name, bool algd);
 
-/* Reads and applies path (remembered for reloads and saves).  Returns 0,
- * or -1 after printing why to stderr, changing nothing. */
+/* Reads and applies path (remembered for reloads and saves), starting
+ * DPDK first when it says so (its drivers' settings then apply too).
+ * Returns 0, or -1 after printing why to stderr, changing nothing. */
 int config_load(const char *path);
 /* Reads the remembered file again: 0, or -1 keeping the old settings. */
 int config_reload(void);
