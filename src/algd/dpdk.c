@@ -526,10 +526,21 @@ static int sk_crypt(struct ualg_tfm *tfm, bool enc, uint8_t *iv, const uint8_t *
 	void *sess = session(tfm, enc, 0);
 	if (!sess)
 		return -ENOMEM;
-	/* Whole blocks per operation, so that the IV carries over. */
-	const size_t chunk = p->dev->max_op - p->dev->max_op % 16;
+	/* One mbuf of whole blocks per operation (xts: the whole request),
+	 * the IV carried over between them: some devices mishandle ciphers
+	 * over longer chains (crypto_aesni_mb over three mbufs). */
+	const size_t chunk = ds->mode == M_XTS ? len : SEG_DATA;
 	for (size_t at = 0; at < len;) {
-		const size_t n = len - at < chunk ? len - at : chunk;
+		size_t n = len - at < chunk ? len - at : chunk;
+		/* ctr: the kernel's counter is all 128 bits, some devices' the
+		 * low 32 or 64: no operation runs past a wrap of the low 32. */
+		if (ds->mode == M_CTR) {
+			const uint64_t low = (uint64_t)iv[12] << 24 | (uint64_t)iv[13] << 16 |
+					     (uint64_t)iv[14] << 8 | iv[15];
+			const uint64_t room = ((1ull << 32) - low) * 16;
+			if (n > room)
+				n = (size_t)room;
+		}
 		uint8_t before[16];
 		if (ds->mode == M_CBC && !enc)
 			memcpy(before, src + at + n - 16, 16);
@@ -667,6 +678,17 @@ static int aead_crypt(struct ualg_tfm *tfm, bool enc, const struct ualg_aead_req
 	uint8_t tag[16];
 	if (!enc)
 		memcpy(tag, req->text + textlen, as);
+	/* Nothing to decrypt nor authenticate: the tag is made as in
+	 * encryption and compared here (crypto_aesni_mb accepts any). */
+	if (!enc && !textlen && !req->assoclen) {
+		uint8_t made[16];
+		const struct ualg_aead_req e = { .aad = req->aad, .text = made, .iv = req->iv };
+		int r = aead_crypt(tfm, true, &e);
+		if (!r && ualg_memneq(made, tag, as))
+			r = -EBADMSG;
+		explicit_bzero(made, sizeof(made));
+		return r;
+	}
 	struct job j = {
 		.kind = JOB_AEAD, .sess = sess, .iv = req->iv, .ivlen = p->desc->ivsize,
 		.in = { { req->text, textlen } }, .nin = 1, .data_off = 0, .data_len = (uint32_t)textlen,
