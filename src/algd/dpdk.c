@@ -679,7 +679,8 @@ static int aead_crypt(struct ualg_tfm *tfm, bool enc, const struct ualg_aead_req
 	if (!enc)
 		memcpy(tag, req->text + textlen, as);
 	/* Nothing to decrypt nor authenticate: the tag is made as in
-	 * encryption and compared here (crypto_aesni_mb accepts any). */
+	 * encryption and compared here, not left to the device's check of
+	 * an empty operation. */
 	if (!enc && !textlen && !req->assoclen) {
 		uint8_t made[16];
 		const struct ualg_aead_req e = { .aad = req->aad, .text = made, .iv = req->iv };

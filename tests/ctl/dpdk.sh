@@ -1,0 +1,84 @@
+#!/bin/bash
+# DPDK cryptodev devices as algd drivers, against an algd of its own with
+# DPDK's software devices (crypto_openssl, and crypto_aesni_mb where
+# DPDK has it; no hugepages, no PCI), under the sandbox (as nobody when
+# run as root): every device driver passes its self-test, answers by its
+# driver name as the kernel's algorithm of that name (dpdk_vectors.py),
+# algd.conf's priority lines and algctl priority move it, and algctl stats
+# shows which driver served a socket.  Exits 77 when algd was built
+# without DPDK or EAL cannot start here.  Ends with "N passed, N failed".
+# usage: tests/ctl/dpdk.sh  (BUILD=build dir)
+set -u
+B=${BUILD:-build}
+cd "$(dirname "$0")/../.." || exit 1
+T=$(mktemp -d "${TMPDIR:-/tmp}/ualg-dpdk.XXXXXX")
+chmod 755 "$T"
+export UALG_SOCKET=$T/algd.sock
+CTL="$B/src/tools/algctl"
+passed=0 failed=0 PID=
+result() { if [ "$1" = 0 ]; then passed=$((passed + 1)); echo "ok - $2"
+	else failed=$((failed + 1)); echo "not ok - $2"; fi; }
+trap '[ -n "$PID" ] && kill $PID 2>/dev/null; wait $PID 2>/dev/null; rm -rf "$T"' EXIT
+skip() { echo "# skipped: $1"; echo "0 passed, 0 failed"; exit 77; }
+
+VDEVS="--vdev crypto_openssl"
+for pmd in /usr/lib/*/dpdk/pmds-*/librte_crypto_ipsec_mb.so; do
+	[ -e "$pmd" ] && VDEVS="$VDEVS --vdev crypto_aesni_mb"
+done
+cat > "$T/algd.conf" <<C
+dpdk-eal --no-huge --no-pci $VDEVS --log-level=*:warning
+priority sha256-dpdk-crypto_openssl 151
+C
+chmod 644 "$T/algd.conf"
+"$B/src/algd/algd" --config "$T/algd.conf" --list > "$T/list" 2> "$T/log"
+if grep -q "built without DPDK" "$T/log"; then skip "algd built without DPDK (libdpdk-dev, meson -Ddpdk)"; fi
+if grep -q "EAL did not start" "$T/log"; then sed 's/^/    /' "$T/log"; skip "DPDK's EAL does not start here"; fi
+
+OPTS=${UALG_ALGD_OPTS:-}
+[ "$(id -u)" = 0 ] && OPTS="$OPTS --user nobody"
+"$B/src/algd/algd" --config "$T/algd.conf" --socket "$UALG_SOCKET" --ready-fd 3 $OPTS 3>"$T/ready" 2>>"$T/log" &
+PID=$!
+for _ in $(seq 300); do [ -s "$T/ready" ] && break; sleep 0.1; done
+[ -s "$T/ready" ]; result $? "algd starts with DPDK's devices ($VDEVS)"
+"$CTL" list > "$T/proc"
+n=$(grep -c '^driver *: .*-dpdk-crypto_' "$T/proc")
+[ "$n" -ge 12 ]; result $? "algctl list shows the devices' drivers ($n)"
+grep -A1 '^driver *: cbc-aes-dpdk-crypto_openssl$' "$T/proc" | grep -q '^module *: dpdk'
+result $? "their module is dpdk"
+# below every driver of the core by default: generic names stay theirs
+prio=$("$CTL" --json show cbc-aes-dpdk-crypto_openssl | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["priority"])')
+[ "$prio" = 150 ]; result $? "a software device's drivers at priority 150 (got $prio)"
+prio=$("$CTL" --json show sha256-dpdk-crypto_openssl | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["priority"])')
+[ "$prio" = 151 ]; result $? "algd.conf's priority line applies to a device's driver (got $prio)"
+
+"$CTL" --json list > "$T/json"
+"$B/src/tools/ualg-run" python3 tests/ctl/dpdk_vectors.py < "$T/json" > "$T/vec" 2>&1
+sed 's/^/    /' "$T/vec"
+set -- $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$T/vec" | tail -n 1)
+passed=$((passed + ${1:-0})); failed=$((failed + ${3:-1}))
+
+# which driver served a socket: its stats move
+ops() { "$CTL" --json show "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["stats"]["ops"])'; }
+cbc() { "$B/src/tools/ualg-run" python3 -c '
+import socket
+t = socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET, 0)
+t.bind(("skcipher", "cbc(aes)"))
+t.setsockopt(socket.SOL_ALG, socket.ALG_SET_KEY, bytes.fromhex("06a9214036b8a15b512e03d534120006"))
+op, _ = t.accept()
+op.sendmsg_afalg([b"Single block msg"], op=socket.ALG_OP_ENCRYPT, iv=bytes.fromhex("3dafba429d9eb430b422da802c9fac41"))
+print(op.recv(16).hex())'; }
+before=$(ops cbc-aes-dpdk-crypto_openssl)
+"$CTL" priority cbc-aes-dpdk-crypto_openssl 5000
+out=$(UALG_ENGINE=algd cbc)
+after=$(ops cbc-aes-dpdk-crypto_openssl)
+[ "$out" = e353779c1079aeb82708942dbe77181a ] && [ "$after" -gt "$before" ]
+result $? "algctl priority 5000: cbc(aes) served by cbc-aes-dpdk-crypto_openssl (RFC 3602 case 1; ops $before -> $after)"
+"$CTL" priority cbc-aes-dpdk-crypto_openssl 150
+before=$after
+out=$(UALG_ENGINE=algd cbc)
+after=$(ops cbc-aes-dpdk-crypto_openssl)
+[ "$out" = e353779c1079aeb82708942dbe77181a ] && [ "$after" = "$before" ]
+result $? "back at 150: cbc(aes) served by the core's driver again"
+kill -0 $PID; result $? "algd still runs (the seccomp filter let DPDK be)"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
