@@ -268,8 +268,8 @@ static int load(const char *path, bool first)
 
 	if (parse_file(path, &p))
 		return -1;
-	if (first && algd_dpdk_start(&p.cfg))
-		return -1;
+	if (first)
+		algd_dpdk_start(&p.cfg);
 	if (!first) {
 		memcpy(p.cfg.dpdk_eal, current.dpdk_eal, sizeof(p.cfg.dpdk_eal));
 		p.cfg.n_dpdk_devices = current.n_dpdk_devices;

@@ -906,7 +906,7 @@ static bool wanted(const struct algd_config *cfg, const char *name, int *prio)
 	return false;
 }
 
-int algd_dpdk_start(const struct algd_config *cfg)
+void algd_dpdk_start(const struct algd_config *cfg)
 {
 	static char buf[CONFIG_DPDK_EAL_MAX];
 	static char *argv[EAL_ARGS_MAX];
@@ -914,7 +914,7 @@ int algd_dpdk_start(const struct algd_config *cfg)
 	cpu_set_t cpus;
 
 	if (!cfg->dpdk_eal[0])
-		return 0;
+		return;
 	registry_thread = pthread_self();
 	/* EAL pins the calling thread to its main lcore: algd's threads keep
 	 * the CPUs they had. */
@@ -922,15 +922,17 @@ int algd_dpdk_start(const struct algd_config *cfg)
 		CPU_ZERO(&cpus);
 	int argc = eal_args(cfg->dpdk_eal, buf, sizeof(buf), argv, &cpus, lcore, sizeof(lcore));
 	if (argc < 0) {
-		algd_log(LOG_ERR, "dpdk: too many EAL arguments");
-		return -1;
+		algd_log(LOG_ERR, "dpdk: too many EAL arguments; starting without DPDK's devices");
+		return;
 	}
-	if (rte_eal_init(argc, argv) < 0) {
-		algd_log(LOG_ERR, "dpdk: EAL did not start: %s", rte_strerror(rte_errno));
-		return -1;
-	}
+	const int eal = rte_eal_init(argc, argv);
 	if (CPU_COUNT(&cpus))
 		sched_setaffinity(0, sizeof(cpus), &cpus);
+	if (eal < 0) {
+		algd_log(LOG_ERR, "dpdk: EAL did not start: %s; starting without DPDK's devices",
+			 rte_strerror(rte_errno));
+		return;
+	}
 	const uint8_t n = rte_cryptodev_count();
 	for (uint8_t id = 0; id < n && ndevs < MAX_DEVS; id++) {
 		const char *name = rte_cryptodev_name_get(id);
@@ -966,5 +968,4 @@ int algd_dpdk_start(const struct algd_config *cfg)
 		if (!found)
 			algd_log(LOG_WARNING, "dpdk: no device %s", cfg->dpdk_devices[i].name);
 	}
-	return 0;
 }

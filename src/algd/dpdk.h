@@ -21,8 +21,8 @@ bool algd_dpdk_built(void);
 /* Starts EAL with cfg's arguments and registers the chosen devices'
  * drivers; nothing when cfg names no EAL arguments.  Call on the
  * registry's thread, after ualg_core_init() and before the sandbox.
- * 0, or -1 after logging why (EAL did not start, or DPDK is not built in
- * while the configuration asks for it). */
-int algd_dpdk_start(const struct algd_config *cfg);
+ * When EAL does not start, or DPDK is not built in, it logs why and algd
+ * goes on without the devices. */
+void algd_dpdk_start(const struct algd_config *cfg);
 
 #endif

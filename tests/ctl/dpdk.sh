@@ -5,7 +5,8 @@
 # run as root): every device driver passes its self-test, answers by its
 # driver name as the kernel's algorithm of that name (dpdk_vectors.py),
 # algd.conf's priority lines and algctl priority move it, and algctl stats
-# shows which driver served a socket.  Exits 77 when algd was built
+# shows which driver served a socket; EAL arguments EAL refuses leave
+# algd running without the devices.  Exits 77 when algd was built
 # without DPDK or EAL cannot start here.  Ends with "N passed, N failed".
 # usage: tests/ctl/dpdk.sh  (BUILD=build dir)
 set -u
@@ -80,5 +81,21 @@ after=$(ops cbc-aes-dpdk-crypto_openssl)
 [ "$out" = e353779c1079aeb82708942dbe77181a ] && [ "$after" = "$before" ]
 result $? "back at 150: cbc(aes) served by the core's driver again"
 kill -0 $PID; result $? "algd still runs (the seccomp filter let DPDK be)"
+kill $PID; wait $PID 2>/dev/null; PID=
+
+# EAL arguments EAL refuses: algd logs it and starts without the devices
+rm -f "$T/ready" "$UALG_SOCKET"
+echo "dpdk-eal --no-huge --no-pci --no-such-eal-option" > "$T/bad.conf"
+chmod 644 "$T/bad.conf"
+"$B/src/algd/algd" --config "$T/bad.conf" --socket "$UALG_SOCKET" --ready-fd 3 $OPTS 3>"$T/ready" 2>"$T/badlog" >/dev/null &
+PID=$!
+for _ in $(seq 300); do [ -s "$T/ready" ] && break; sleep 0.1; done
+[ -s "$T/ready" ] && grep -q "EAL did not start" "$T/badlog"
+result $? "bad EAL arguments: algd logs that EAL did not start and starts"
+"$CTL" list > "$T/proc"
+! grep -q -- '-dpdk-' "$T/proc" && grep -q '^driver *: cbc-aes-openssl$' "$T/proc"
+result $? "without the devices, with the core's drivers"
+out=$(UALG_ENGINE=algd cbc)
+[ "$out" = e353779c1079aeb82708942dbe77181a ]; result $? "and serves cbc(aes) (RFC 3602 case 1)"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
