@@ -1,0 +1,175 @@
+/* One operation on a device (dpdk_impl.h).
+ *
+ * Requests run synchronously, one operation per request (burst size 1):
+ * under the device's lock the data is copied into a chain of mbufs, the
+ * operation enqueued, the queue pair polled until it comes back, and the
+ * result copied out.  The wait is bounded (DPDK_OP_TIMEOUT_MS): an
+ * operation not back by then marks the device failed and its buffers are
+ * left to the device. */
+#include "dpdk_impl.h"
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void chain_free(struct rte_mbuf *m)
+{
+	if (m)
+		rte_pktmbuf_free(m);
+}
+
+/* The job's input in a chain of mbufs; NULL when the pool is short. */
+static struct rte_mbuf *chain_fill(struct dev *d, const struct job *j, size_t total)
+{
+	const unsigned nseg = total ? (unsigned)((total + SEG_DATA - 1) / SEG_DATA) : 1;
+	struct rte_mbuf *segs[MAX_SEGS];
+
+	if (nseg > MAX_SEGS || rte_pktmbuf_alloc_bulk(d->mbuf_pool, segs, nseg))
+		return NULL;
+	unsigned k = 0;
+	size_t at = 0;
+	for (unsigned s = 0; s < nseg; s++) {
+		const size_t n = total - s * (size_t)SEG_DATA < SEG_DATA ? total - s * (size_t)SEG_DATA : SEG_DATA;
+		uint8_t *p = (uint8_t *)rte_pktmbuf_append(segs[s], (uint16_t)n);
+		for (size_t done = 0; done < n;) {
+			const size_t left = j->in[k].len - at;
+			const size_t c = left < n - done ? left : n - done;
+			memcpy(p + done, j->in[k].p + at, c);
+			done += c;
+			at += c;
+			if (at == j->in[k].len) {
+				k++;
+				at = 0;
+			}
+		}
+		if (s && rte_pktmbuf_chain(segs[0], segs[s])) {
+			for (unsigned t = s; t < nseg; t++)
+				rte_pktmbuf_free(segs[t]);
+			rte_pktmbuf_free(segs[0]);
+			return NULL;
+		}
+	}
+	return segs[0];
+}
+
+static void chain_copy_out(const struct rte_mbuf *m, size_t off, uint8_t *out, size_t len)
+{
+	for (; m && len; m = m->next) {
+		if (off >= m->data_len) {
+			off -= m->data_len;
+			continue;
+		}
+		const size_t c = m->data_len - off < len ? m->data_len - off : len;
+		memcpy(out, rte_pktmbuf_mtod_offset(m, const uint8_t *, off), c);
+		out += c;
+		len -= c;
+		off = 0;
+	}
+}
+
+static void chain_wipe(struct rte_mbuf *m)
+{
+	for (; m; m = m->next)
+		ualg_wipe(rte_pktmbuf_mtod(m, void *), m->data_len);
+}
+
+/* Enqueues one operation and polls for it, at most DPDK_OP_TIMEOUT_MS. */
+int dpdk_run_job(struct dev *d, const struct job *j)
+{
+	size_t total = 0;
+	for (unsigned i = 0; i < j->nin; i++)
+		total += j->in[i].len;
+	if (total > d->max_op || (j->kind == JOB_AEAD && j->aadlen > SCRATCH_SIZE - 64))
+		return -EINVAL;
+	if (atomic_load(&d->failed))
+		return -EIO;
+	pthread_mutex_lock(&d->lock);
+	struct rte_crypto_op *op = rte_crypto_op_alloc(d->op_pool, RTE_CRYPTO_OP_TYPE_SYMMETRIC);
+	struct rte_mbuf *m = op ? chain_fill(d, j, total) : NULL;
+	int r = -ENOMEM;
+	if (!m)
+		goto out;
+	struct rte_crypto_sym_op *sym = op->sym;
+	sym->m_src = m;
+	sym->m_dst = NULL;
+	if (j->ivlen)
+		memcpy(rte_crypto_op_ctod_offset(op, uint8_t *, IV_OFF), j->iv, j->ivlen);
+	uint8_t *dig = d->scratch;
+	const rte_iova_t dig_iova = d->scratch_iova;
+	if (j->verify)
+		memcpy(dig, j->digest, j->digestlen);
+	switch (j->kind) {
+	case JOB_CIPHER:
+		sym->cipher.data.offset = j->data_off;
+		sym->cipher.data.length = j->data_len;
+		break;
+	case JOB_AUTH:
+		sym->auth.data.offset = j->data_off;
+		sym->auth.data.length = j->data_len;
+		sym->auth.digest.data = dig;
+		sym->auth.digest.phys_addr = dig_iova;
+		break;
+	case JOB_AEAD:
+		memcpy(d->scratch + 64, j->aad, j->aadlen);
+		sym->aead.data.offset = j->data_off;
+		sym->aead.data.length = j->data_len;
+		sym->aead.digest.data = dig;
+		sym->aead.digest.phys_addr = dig_iova;
+		sym->aead.aad.data = d->scratch + 64;
+		sym->aead.aad.phys_addr = d->scratch_iova + 64;
+		break;
+	}
+	rte_crypto_op_attach_sym_session(op, j->sess);
+	const uint64_t deadline = now_ms() + DPDK_OP_TIMEOUT_MS;
+	struct rte_crypto_op *done = NULL;
+	bool queued = false;
+	r = -EIO;
+	do {
+		if (!queued)
+			queued = rte_cryptodev_enqueue_burst(d->id, 0, &op, 1) == 1;
+		if (queued && rte_cryptodev_dequeue_burst(d->id, 0, &done, 1) == 1)
+			break;
+		done = NULL;
+	} while (now_ms() < deadline);
+	if (!done) {
+		/* The device may still write them: they stay its. */
+		pthread_mutex_unlock(&d->lock);
+		dpdk_device_failed(d);
+		return -EIO;
+	}
+	switch (done->status) {
+	case RTE_CRYPTO_OP_STATUS_SUCCESS:
+		r = 0;
+		break;
+	case RTE_CRYPTO_OP_STATUS_AUTH_FAILED:
+		r = -EBADMSG;
+		break;
+	default:
+		r = -EINVAL;
+		break;
+	}
+	if (!r && j->out_len)
+		chain_copy_out(m, j->out_off, j->out, j->out_len);
+	if (!r && !j->verify && j->digestlen)
+		memcpy(j->digest, dig, j->digestlen);
+out:
+	if (m)
+		chain_wipe(m);
+	ualg_wipe(d->scratch, j->kind == JOB_AEAD ? 64 + j->aadlen : 64);
+	chain_free(m);
+	if (op)
+		rte_crypto_op_free(op);
+	pthread_mutex_unlock(&d->lock);
+	return r;
+}
