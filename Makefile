@@ -39,7 +39,9 @@ libkcapi: all
 # beside a busy process (ualg-sweep).  BENCH_ARGS="--json" for JSON.  Then
 # each engine against in-process OpenSSL, with RFC 6070's PBKDF2 (the
 # 16777216 iterations take seconds in the program, about a minute through
-# algd).
+# algd).  Last, DPDK's software devices through AF_ALG against the same
+# devices driven directly (tests/ctl/dpdk-bench.sh; a line saying why
+# when algd has no DPDK).
 PBKDF2_ITERATIONS ?= 16777216
 ALGD_PBKDF2_ITERATIONS ?= 1048576
 bench: all
@@ -49,6 +51,7 @@ bench: all
 	UALG_ENGINE=inproc $(BUILD)/src/tools/ualg-run $(BUILD)/src/tools/ualg-sweep
 	UALG_ENGINE=algd $(BUILD)/src/tools/ualg-run $(BUILD)/src/tools/ualg-sweep
 	BUILD=$(BUILD) tests/supervise/bench.sh
+	BUILD=$(BUILD) tests/ctl/dpdk-bench.sh
 
 # Re-records the golden files on a real Linux 6.1 (needs ../shared/kernel-oracle.sh).
 oracle: all

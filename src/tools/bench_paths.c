@@ -2,6 +2,7 @@
  * trip, or batches), KABI_AF_ALG through libualg-preload (write or splice),
  * and /dev/crypto, each as a struct runner (see bench_paths.h). */
 #include "bench_paths.h"
+#include "bench_dpdk.h"
 #include "kabi.h"
 #include "proto.h"
 #include "ualg_cryptodev.h"
@@ -435,6 +436,20 @@ static int devcrypto_setup(struct runner *r)
 	return 0;
 }
 
+
+int dpdk_path_setup(struct runner *r, const char *device)
+{
+	r->in = malloc(r->len);
+	r->out = malloc(out_len(r));
+	if (!r->in || !r->out) {
+		free(r->in);
+		free(r->out);
+		r->in = r->out = NULL;
+		return -ENOMEM;
+	}
+	fill_pattern(r->in, r->len);
+	return dpdk_direct_setup(r, device, bench_key, bench_iv);
+}
 
 static unsigned batch_depth(size_t len)
 {

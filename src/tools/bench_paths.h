@@ -59,6 +59,9 @@ int path_setup(struct runner *r, enum path p);
 int inproc_setup(struct runner *r);
 int inproc_run(struct runner *r);
 void inproc_done(struct runner *r);
+/* --dpdk: device driven directly with DPDK's API (bench_dpdk.h), same
+ * key, IV and input as the other paths. */
+int dpdk_path_setup(struct runner *r, const char *device);
 /* AF_ALG through the shim (splice or write), and its teardown. */
 int shim_setup(struct runner *r, bool use_splice);
 void shim_done(struct runner *r);
@@ -80,6 +83,7 @@ struct memory {
 /* algd's RSS now, and with n more op sockets open on one transform
  * socket of alg (each having hashed a little, so its state exists). */
 void measure_memory(const struct alg_spec *alg, int n, struct memory *m);
+void print_named_row(const struct alg_spec *a, size_t len, const char *path, const struct result *res);
 void print_row(const struct alg_spec *a, size_t len, enum path p, const struct result *res);
 void print_json_row(FILE *f, bool first, const struct alg_spec *a, size_t len, enum path p,
 		    const struct result *res);

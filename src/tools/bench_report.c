@@ -81,14 +81,19 @@ static void size_name(size_t len, char *buf, size_t n)
 
 void print_row(const struct alg_spec *a, size_t len, enum path p, const struct result *res)
 {
+	print_named_row(a, len, path_names[p], res);
+}
+
+void print_named_row(const struct alg_spec *a, size_t len, const char *path, const struct result *res)
+{
 	char sz[32];
 
 	size_name(len, sz, sizeof(sz));
 	if (res->err) {
-		printf("%-26s %7s %-13s  n/a (%s)\n", a->name, sz, path_names[p], strerror(-res->err));
+		printf("%-26s %7s %-13s  n/a (%s)\n", a->name, sz, path, strerror(-res->err));
 		return;
 	}
-	printf("%-26s %7s %-13s %9.1f %11.0f %9.1f %9.1f %6.0f%%%s\n", a->name, sz, path_names[p],
+	printf("%-26s %7s %-13s %9.1f %11.0f %9.1f %9.1f %6.0f%%%s\n", a->name, sz, path,
 	       res->mbps, res->ops, res->p50_us, res->p99_us, res->ratio * 100,
 	       res->mismatch ? "  MISMATCH" : "");
 }

@@ -9,6 +9,12 @@
  *   devcrypto     /dev/crypto (cryptodev-linux's ioctls) through libualg-preload:
  *                 one CIOCCRYPT or CIOCAUTHCRYPT per operation, in this process
  *
+ * With --dpdk DEVICE (one skcipher --alg, cbc(aes) or ctr(aes)): inproc,
+ * shim-write bound to the device's driver in algd ("cbc-aes-dpdk-DEVICE",
+ * algd configured with the device) and dpdk-direct, the same device
+ * driven with DPDK's API in this process (bench_dpdk.h), and the share of
+ * dpdk-direct's throughput that AF_ALG keeps.
+ *
  * and prints throughput, ops/s, p50/p99 latency and the ratio to inproc,
  * as a table or JSON.  It needs the shim: started without it, it runs
  * itself again under ualg-run (found beside it), which also provides an
@@ -162,6 +168,7 @@ static void usage(FILE *f)
 	fputs("usage: ualg-bench [--json] [--png FILE] [--seconds S] [--repeat N] [--alg NAME]... [--size BYTES]...\n"
 	      "                  [--no-parallel] [--no-memory] [--driver DRIVER (with one --alg)]\n"
 	      "       ualg-bench --engines [--pbkdf2 ITERATIONS] [--seconds S]\n"
+	      "       ualg-bench --dpdk DEVICE [--alg cbc(aes)|ctr(aes)] [--size BYTES] [--seconds S]\n"
 	      "  --engines: plain AF_ALG calls under $UALG_ENGINE against in-process OpenSSL\n"
 	      "Runs under ualg-run (re-executing itself there when started without it).\n", f);
 }
@@ -201,6 +208,7 @@ static void reexec_under_ualg_run(char **argv)
 
 struct options {
 	bool json, parallel, memory, engines;
+	const char *dpdk;
 	unsigned long pbkdf2;
 	const char *png;
 	double seconds;
@@ -223,6 +231,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->parallel = false;
 		} else if (!strcmp(argv[i], "--no-memory")) {
 			o->memory = false;
+		} else if (!strcmp(argv[i], "--dpdk") && v) {
+			o->dpdk = argv[++i];
 		} else if (!strcmp(argv[i], "--driver") && v) {
 			bind_driver = argv[++i];
 		} else if (!strcmp(argv[i], "--png") && v) {
@@ -247,6 +257,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 	}
 	if (bind_driver && o->nalgs != 1)
 		return -1;
+	if (o->dpdk && (o->nalgs > 1 || o->nsizes > 1))
+		return -1;
+	if (o->dpdk && !o->nalgs)
+		o->algs[o->nalgs++] = &all_algs[2];	/* cbc(aes) */
+	if (o->dpdk && !o->nsizes)
+		o->sizes[o->nsizes++] = 65536;
 	if (!o->nalgs)
 		for (size_t k = 0; k < sizeof(all_algs) / sizeof(all_algs[0]); k++)
 			o->algs[o->nalgs++] = &all_algs[k];
@@ -287,6 +303,61 @@ static void run_all(const struct options *o, struct result *res)
 		}
 }
 
+/* --dpdk: the device through AF_ALG against the device driven directly,
+ * one algorithm and size (cbc(aes), 64 KiB unless chosen). */
+static int run_dpdk(const struct options *o)
+{
+	static char driver[64];
+	const struct alg_spec *a = o->algs[0];
+	const size_t len = o->sizes[0];
+	struct result ref = { 0 }, shim, direct;
+	struct runner ir = { .alg = a, .len = len };
+	uint8_t *expect = NULL;
+
+	if (inproc_setup(&ir) == 0 && inproc_run(&ir) == 1 && (expect = malloc(out_len(&ir))))
+		memcpy(expect, ir.out, out_len(&ir));
+	inproc_done(&ir);
+	/* "cbc(aes)" -> "cbc-aes-dpdk-DEVICE", as algd names the driver */
+	size_t n = 0;
+	for (const char *c = a->name; *c && n < 16; c++)
+		if (*c != ')')
+			driver[n++] = *c == '(' ? '-' : *c;
+	snprintf(driver + n, sizeof(driver) - n, "-dpdk-%s", o->dpdk);
+	if (!bind_driver)
+		bind_driver = driver;
+	run_cell(a, len, P_INPROC, o->seconds, expect, &ref);
+	run_cell(a, len, P_SHIM_WRITE, o->seconds, expect, &shim);
+	struct runner r = { .path = "dpdk-direct", .alg = a, .len = len };
+	memset(&direct, 0, sizeof(direct));
+	direct.err = dpdk_path_setup(&r, o->dpdk);
+	if (!direct.err)
+		direct.err = r.run(&r) < 0 ? -EIO : 0;
+	if (!direct.err && expect)
+		direct.mismatch = memcmp(r.out, expect, len) != 0;
+	if (!direct.err)
+		direct.err = measure_best(&r, o->seconds, repeat_count, &direct);
+	if (r.done)
+		r.done(&r);
+	free(expect);
+	struct result *rows[] = { &ref, &shim, &direct };
+	const char *names[] = { path_names[P_INPROC], path_names[P_SHIM_WRITE], "dpdk-direct" };
+	printf("%-26s %7s %-13s %9s %11s %9s %9s %7s\n", "algorithm", "size", "path", "MB/s", "ops/s",
+	       "p50 us", "p99 us", "ratio");
+	for (int i = 0; i < 3; i++) {
+		if (!rows[i]->err && !ref.err && ref.ops > 0)
+			rows[i]->ratio = rows[i]->ops / ref.ops;
+		print_named_row(a, len, names[i], rows[i]);
+	}
+	if (shim.err || direct.err) {
+		printf("%s through AF_ALG against DPDK directly: n/a\n", bind_driver);
+		return 1;
+	}
+	printf("%s through AF_ALG: %.0f%% of the device driven directly with DPDK's API "
+	       "(throughput), p50 %.1f us against %.1f us\n", bind_driver, 100 * shim.ops / direct.ops,
+	       shim.p50_us, direct.p50_us);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -302,6 +373,8 @@ int main(int argc, char **argv)
 		reexec_under_ualg_run(argv);
 		return 127;
 	}
+	if (o.dpdk)
+		return run_dpdk(&o);
 	if (o.engines) {
 		char self[PATH_MAX];
 		const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
