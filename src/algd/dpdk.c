@@ -7,6 +7,7 @@
 #include "log.h"
 
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -155,7 +156,14 @@ void algd_dpdk_start(const struct algd_config *cfg)
 		algd_log(LOG_ERR, "dpdk: too many EAL arguments; starting without DPDK's devices");
 		return;
 	}
+	/* EAL's threads (interrupts, alarms) start with every signal
+	 * blocked: SIGTERM, SIGINT and SIGHUP reach algd's signalfd, not a
+	 * thread whose default action ends the process. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	const int eal = rte_eal_init(argc, argv);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (CPU_COUNT(&cpus))
 		sched_setaffinity(0, sizeof(cpus), &cpus);
 	if (eal < 0) {

@@ -6,7 +6,9 @@
 # driver name as the kernel's algorithm of that name (dpdk_vectors.py),
 # algd.conf's priority lines and algctl priority move it, and algctl stats
 # shows which driver served a socket; EAL arguments EAL refuses leave
-# algd running without the devices.  Exits 77 when algd was built
+# algd running without the devices.  UALG_ALGD_WRAP (check-valgrind)
+# runs its algd under a tool, whose verdict is algd's exit status at
+# SIGTERM.  Exits 77 when algd was built
 # without DPDK or EAL cannot start here.  Ends with "N passed, N failed".
 # usage: tests/ctl/dpdk.sh  (BUILD=build dir)
 set -u
@@ -16,6 +18,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/ualg-dpdk.XXXXXX")
 chmod 755 "$T"
 export UALG_SOCKET=$T/algd.sock
 CTL="$B/src/tools/algctl"
+WRAP=${UALG_ALGD_WRAP:-}	# check-valgrind: algd under valgrind
 passed=0 failed=0 PID=
 result() { if [ "$1" = 0 ]; then passed=$((passed + 1)); echo "ok - $2"
 	else failed=$((failed + 1)); echo "not ok - $2"; fi; }
@@ -31,13 +34,13 @@ dpdk-eal --no-huge --no-pci $VDEVS --log-level=*:warning
 priority sha256-dpdk-crypto_openssl 151
 C
 chmod 644 "$T/algd.conf"
-"$B/src/algd/algd" --config "$T/algd.conf" --list > "$T/list" 2> "$T/log"
+$WRAP "$B/src/algd/algd" --config "$T/algd.conf" --list > "$T/list" 2> "$T/log"
 if grep -q "built without DPDK" "$T/log"; then skip "algd built without DPDK (libdpdk-dev, meson -Ddpdk)"; fi
 if grep -q "EAL did not start" "$T/log"; then sed 's/^/    /' "$T/log"; skip "DPDK's EAL does not start here"; fi
 
 OPTS=${UALG_ALGD_OPTS:-}
 [ "$(id -u)" = 0 ] && OPTS="$OPTS --user nobody"
-"$B/src/algd/algd" --config "$T/algd.conf" --socket "$UALG_SOCKET" --ready-fd 3 $OPTS 3>"$T/ready" 2>>"$T/log" &
+$WRAP "$B/src/algd/algd" --config "$T/algd.conf" --socket "$UALG_SOCKET" --ready-fd 3 $OPTS 3>"$T/ready" 2>>"$T/log" &
 PID=$!
 for _ in $(seq 300); do [ -s "$T/ready" ] && break; sleep 0.1; done
 [ -s "$T/ready" ]; result $? "algd starts with DPDK's devices ($VDEVS)"
@@ -81,13 +84,15 @@ after=$(ops cbc-aes-dpdk-crypto_openssl)
 [ "$out" = e353779c1079aeb82708942dbe77181a ] && [ "$after" = "$before" ]
 result $? "back at 150: cbc(aes) served by the core's driver again"
 kill -0 $PID; result $? "algd still runs (the seccomp filter let DPDK be)"
-kill $PID; wait $PID 2>/dev/null; PID=
+# under check-valgrind's wrap, errors and definite leaks make the exit status 99
+stop() { kill $PID; wait $PID 2>/dev/null; local rc=$?; PID=; [ "$rc" = 0 ]; result $? "$1 (exit $rc)"; }
+stop "algd with DPDK's devices exits 0 on SIGTERM"
 
 # EAL arguments EAL refuses: algd logs it and starts without the devices
 rm -f "$T/ready" "$UALG_SOCKET"
 echo "dpdk-eal --no-huge --no-pci --no-such-eal-option" > "$T/bad.conf"
 chmod 644 "$T/bad.conf"
-"$B/src/algd/algd" --config "$T/bad.conf" --socket "$UALG_SOCKET" --ready-fd 3 $OPTS 3>"$T/ready" 2>"$T/badlog" >/dev/null &
+$WRAP "$B/src/algd/algd" --config "$T/bad.conf" --socket "$UALG_SOCKET" --ready-fd 3 $OPTS 3>"$T/ready" 2>"$T/badlog" >/dev/null &
 PID=$!
 for _ in $(seq 300); do [ -s "$T/ready" ] && break; sleep 0.1; done
 [ -s "$T/ready" ] && grep -q "EAL did not start" "$T/badlog"
@@ -97,5 +102,6 @@ result $? "bad EAL arguments: algd logs that EAL did not start and starts"
 result $? "without the devices, with the core's drivers"
 out=$(UALG_ENGINE=algd cbc)
 [ "$out" = e353779c1079aeb82708942dbe77181a ]; result $? "and serves cbc(aes) (RFC 3602 case 1)"
+stop "algd without the devices exits 0 on SIGTERM"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
