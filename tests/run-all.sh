@@ -548,6 +548,17 @@ suite_engine() {
 			per=$(UALG_POLL_US=0 bash tests/engine/syscalls.sh "$RUN" "$B/tests/engine-test" --loop-cbc-late 2>&1)
 			awk -v p="${per%% *}" 'BEGIN { exit !(p != "" && p <= 0.05) }'
 			result "system calls per emulated sendmsg or read of cbc(aes) accepted before its key (engine ${UALG_ENGINE:-auto}): ${per%% (*}" $?
+			# OpenSSL's afalg ENGINE as the default for its ciphers: the
+			# program's engine serves the socket with a driver that does
+			# not lead back to the ENGINE; nothing goes to algd.
+			timeout 60 "$RUN" "$B/tests/engine-test" --loop-ossl-engine 100
+			case $? in
+			77) skip "OpenSSL's afalg ENGINE not found" ;;
+			0)	per=$(UALG_POLL_US=0 bash tests/engine/syscalls.sh "$RUN" "$B/tests/engine-test" --loop-ossl-engine 2>&1)
+				awk -v s="$(echo "$per" | awk '{ print $4 }')" 'BEGIN { exit !(s != "" && s <= 0.05) }'
+				result "OpenSSL's afalg ENGINE as the default cipher engine: its sockets served in the program (engine ${UALG_ENGINE:-auto}): ${per%% (*}" $? ;;
+			*)	result "OpenSSL's afalg ENGINE as the default cipher engine: 100 blocks as OpenSSL's own" 1 ;;
+			esac
 			# A one-shot use, socket to close: Linux makes 7 calls
 			# (socket, bind, accept, close, write, read, close).
 			per=$(bash tests/engine/syscalls.sh "$RUN" "$B/tests/engine-test" --lifecycle 2>&1)

@@ -256,11 +256,31 @@ void inproc_authsize(struct afd *a, unsigned authsize)
 	pthread_mutex_unlock(&t->lock);
 }
 
+/* A transform of the driver algd named.  A cipher's state does not depend
+ * on its driver, so where that driver fails here (its self-test failed in
+ * this process, as OpenSSL's drivers do where OpenSSL hands the cipher to
+ * an ENGINE, such as the afalg ENGINE that leads back to these sockets),
+ * the best driver here of the name the program bound serves instead.  A
+ * hash's state belongs to its driver: no substitute. */
+static struct alg_sock *twin_bind(const char *type, const char *driver, const char *name,
+				  int *err)
+{
+	in_engine++;
+	struct alg_sock *sk = eng->bind(type, driver, err);
+	if (!sk && strcmp(type, "hash") && name && name[0] && strcmp(name, driver)) {
+		sk = eng->bind(type, name, err);
+		debug(driver, sk ? ENODEV : *err);
+	}
+	in_engine--;
+	return sk;
+}
+
 static int build_twin(struct inproc_tfm *t, const struct ualg_engine_info *info)
 {
 	int r = 0;
+	struct alg_sock *sk = twin_bind((const char *)info->type, info->driver,
+					t->bound ? t->bind.name : NULL, &r);
 	in_engine++;
-	struct alg_sock *sk = eng->bind((const char *)info->type, info->driver, &r);
 	if (sk && t->keysrc == KEY_VALUE)
 		r = eng->setkey(sk, t->key, t->keylen);
 	if (sk && !r && info->authsize)
@@ -372,9 +392,7 @@ int inproc_bind_local(struct afd *a, const struct shim_bind *b,
 	if (!t || !loaded())
 		return -ENOMEM;
 	int r = 0;
-	in_engine++;
-	struct alg_sock *sk = eng->bind((const char *)verdict->type, verdict->driver, &r);
-	in_engine--;
+	struct alg_sock *sk = twin_bind((const char *)verdict->type, verdict->driver, b->name, &r);
 	if (!sk)
 		return r ? -r : -ENOENT;
 	pthread_mutex_lock(&t->lock);

@@ -5,12 +5,15 @@
  * read, EFAULT for bad pointers, and the program's own SIGSEGV handling
  * left as it was.  Expected values come from OpenSSL (a real peer) and RFC
  * 3602 (case 1).  TAP output. */
+/* OpenSSL's ENGINE API (deprecated in OpenSSL 3) for its afalg ENGINE. */
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include "../unit/afalg_util.h"
 #include "../unit/tap.h"
 #include "../unit/thread_util.h"
 
 #include <errno.h>
 #include <linux/if_alg.h>
+#include <openssl/engine.h>
 #include <openssl/evp.h>
 #include <poll.h>
 #include <pthread.h>
@@ -477,6 +480,38 @@ static int loop_cbc(long n, bool key_after)
 	return fd < 0;
 }
 
+/* --loop-ossl-engine N: N one-block cbc(aes) encryptions, one stream,
+ * through OpenSSL's afalg ENGINE made the program's default cipher engine,
+ * as `openssl speed -engine afalg` does: one AF_ALG operation (sendmsg, an
+ * AIO read, its eventfd) per block, on an op socket accepted before its
+ * key.  OpenSSL's own AES-CBC is then that ENGINE too, so the program's
+ * engine must serve the socket with a driver that does not lead back to
+ * it.  The last block is checked against OpenSSL before the ENGINE was
+ * set.  Exits 77 without the ENGINE. */
+static int loop_ossl_engine(long n)
+{
+	uint8_t out[16], want[16] = { 0 };
+	int len;
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	bool ok = c && EVP_EncryptInit_ex(c, EVP_aes_128_cbc(), NULL, k1, iv1) &&
+		  EVP_CIPHER_CTX_set_padding(c, 0);
+	for (long i = 0; ok && i < n; i++)
+		ok = EVP_EncryptUpdate(c, want, &len, (const uint8_t *)pt1, 16) && len == 16;
+	EVP_CIPHER_CTX_free(c);
+	ENGINE *e = ENGINE_by_id("afalg");
+	if (!ok || !e || !ENGINE_init(e) || !ENGINE_set_default_ciphers(e))
+		return ok ? 77 : 1;
+	c = EVP_CIPHER_CTX_new();
+	ok = c && EVP_EncryptInit_ex(c, EVP_aes_128_cbc(), NULL, k1, iv1) &&
+	     EVP_CIPHER_CTX_set_padding(c, 0);
+	for (long i = 0; ok && i < n; i++)
+		ok = EVP_EncryptUpdate(c, out, &len, (const uint8_t *)pt1, 16) && len == 16;
+	EVP_CIPHER_CTX_free(c);
+	ENGINE_finish(e);
+	ENGINE_free(e);
+	return ok && !memcmp(out, want, sizeof(out)) ? 0 : 1;
+}
+
 /* --loop N: N 64-byte sha256 operations, one write and one read each
  * (syscalls.sh counts their system calls); every digest checked.  The
  * read offers a page of buffer, as programs that read "up to" do. */
@@ -576,6 +611,8 @@ int main(int argc, char **argv)
 		return exec_child(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "--loop"))
 		return loop(atol(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "--loop-ossl-engine"))
+		return loop_ossl_engine(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "--lifecycle"))
 		return lifecycle(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "--loop-cbc"))
