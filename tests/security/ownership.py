@@ -7,7 +7,8 @@ buffer, with the driver algd's own verdict names and under the caller's
 driver rules; a channel (UALG_MSG_ATTACH) joins only the op socket whose
 token it names, from a fresh connection of the opener's uid, wakes what the
 socket's other channels wait for and keeps the socket after the others
-close.  Runs its own algd.  Prints TAP lines and 'N passed, N failed'."""
+close; the control page every client maps is algd's alone to write, one
+file for all, and moves when the registry does.  Runs its own algd.  Prints TAP lines and 'N passed, N failed'."""
 import errno, hashlib, os, socket, struct, subprocess, sys, tempfile, time
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from common import check, skip, finish
@@ -19,7 +20,7 @@ USER = 4244
 TMP = tempfile.mkdtemp(prefix="ualg-own.")
 os.chmod(TMP, 0o711)
 
-SETSOCKOPT, SNDBUF, ENGINE, ADOPT, ATTACH = 3, 65, 69, 70, 74
+SETSOCKOPT, SNDBUF, ENGINE, ADOPT, ATTACH, CONTROL_SETUP = 3, 65, 69, 70, 74, 75
 ACCEPT = 4
 SEND_CTL, SEND_IV = 0x10, 0x20
 SEND_MORE, SEND_FIRST, SEND_LAST = 0x1, 0x4, 0x8
@@ -282,8 +283,54 @@ def test_attach(algd):
     check("algd is alive", algd.alive())
 
 
+def test_control_page(algd):
+    import fcntl, mmap
+    c = connect(algd.path)
+    r, _, fds = call(c, CONTROL_SETUP, b"", 1)
+    check("CONTROL_SETUP passes one memfd", r == 0 and len(fds) == 1, (r, fds))
+    if r or len(fds) != 1:
+        return
+    fd = fds[0]
+    F_GET_SEALS, SEALS = 1034, 0x1 | 0x2 | 0x4 | 0x10   # SEAL, SHRINK, GROW, FUTURE_WRITE
+    check("it is sealed against resizing, further seals and writes",
+          fcntl.fcntl(fd, F_GET_SEALS) & SEALS == SEALS, fcntl.fcntl(fd, F_GET_SEALS))
+    refused = []
+    for what, attempt in (
+            ("a writable mapping", lambda f: mmap.mmap(f, 4096, mmap.MAP_SHARED,
+                                                       mmap.PROT_READ | mmap.PROT_WRITE)),
+            ("write()", lambda f: os.pwrite(f, b"\0", 0))):
+        for f, how in ((fd, "the fd"), (None, "the file reopened read-write")):
+            try:
+                if f is None:
+                    f = os.open(f"/proc/self/fd/{fd}", os.O_RDWR)
+                attempt(f)
+                refused.append(f"{what} through {how}: allowed")
+            except PermissionError:
+                pass
+            except OSError as e:
+                refused.append(f"{what} through {how}: {e}")
+    check("a client can neither map it writable nor write it, through its fd or reopened",
+          not refused, refused)
+    page = mmap.mmap(fd, 4096, mmap.MAP_SHARED, mmap.PROT_READ)
+    magic, gen = struct.unpack_from("=II", page, 0)
+    other = connect(algd.path)
+    r2, _, fds2 = call(other, CONTROL_SETUP, b"", 1)
+    same = r2 == 0 and fds2 and os.fstat(fds2[0]).st_ino == os.fstat(fd).st_ino
+    check("every client gets the same page", magic == 0x75616c67 and same, (hex(magic), r2))
+    t = connect(algd.path)
+    r3 = bind(t, "skcipher", "xctr(aes)")      # builds and registers an instance
+    gen2 = struct.unpack_from("=II", page, 0)[1]
+    check("a template instance registered moves the generation, before BIND's reply",
+          r3 == 0 and gen2 != gen, (r3, gen, gen2))
+    bad = connect(algd.path)
+    r4, _, fds4 = call(bad, CONTROL_SETUP, b"x", 1)
+    check("CONTROL_SETUP with a body is malformed: EPROTO, no fd", r4 == -errno.EPROTO and not fds4,
+          (r4, fds4))
+    check("algd is alive", algd.alive())
+
+
 for t in (test_clone_outlives_source, test_adopt_fresh_only, test_adopt_within_sndbuf,
-          test_adopt_driver, test_attach):
+          test_adopt_driver, test_attach, test_control_page):
     algd = Algd(t.__name__)
     try:
         t(algd)
