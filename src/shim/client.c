@@ -549,14 +549,23 @@ pid_t client_self(void)
 	return p;
 }
 
+/* Known from the start in every process, so that a vfork() child, which
+ * runs no fork handler and shares the parent's memory, can tell. */
 static void after_fork_child(void)
 {
-	atomic_store(&self_pid, 0);
+	atomic_store(&self_pid, (pid_t)syscall(SYS_getpid));
 	pthread_mutex_init(&chan_lock, NULL);
+}
+
+bool client_in_vfork_child(void)
+{
+	const pid_t p = atomic_load_explicit(&self_pid, memory_order_relaxed);
+	return p && (pid_t)syscall(SYS_getpid) != p;
 }
 
 void client_init(void)
 {
+	client_self();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atexit(flush_at_exit);
 }

@@ -273,9 +273,14 @@ static void share_one(int fd, struct afd *a)
 		local_share(a);	/* one that cannot (algd gone) stays local */
 }
 
+/* Not from a vfork() child (Python's subprocess, a program's own vfork()
+ * and execve()): dup3() there would change the child's fds and the
+ * parent's sockets' state.  The child's program then finds no local
+ * socket it inherits; those made close-on-exec, as Python's and most are,
+ * it never had. */
 void local_share_all(void)
 {
-	if (atomic_load(&nlocal))
+	if (atomic_load(&nlocal) && !client_in_vfork_child())
 		afd_for_each(share_one);
 }
 

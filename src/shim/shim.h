@@ -198,6 +198,9 @@ struct xact {
 int client_xact(struct afd *a, int fd, struct xact *x);
 /* This process's pid, kept across fork() without a system call. */
 pid_t client_self(void);
+/* Running in a vfork() child (the parent's memory, not its fd table),
+ * which must leave the parent's sockets as they are. */
+bool client_in_vfork_child(void);
 /* An op socket's token, from ACCEPT's reply or DESCRIBE's (owner: the pid
  * that talks on the fd itself, 0 none). */
 void client_set_token(struct afd *a, const uint8_t token[UALG_TOKEN_BYTES], pid_t owner);
