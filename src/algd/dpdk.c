@@ -67,6 +67,8 @@ static int dev_setup(struct dev *d)
 
 	rte_cryptodev_info_get(d->id, &info);
 	d->sgl = info.feature_flags & RTE_CRYPTODEV_FF_IN_PLACE_SGL;
+	d->oop = info.feature_flags & RTE_CRYPTODEV_FF_OOP_LB_IN_LB_OUT;
+	d->direct = !(info.feature_flags & RTE_CRYPTODEV_FF_HW_ACCELERATED);
 	d->max_op = d->sgl ? (size_t)SEG_DATA * MAX_SEGS : SEG_DATA;
 	struct rte_cryptodev_config conf = { .socket_id = socket, .nb_queue_pairs = 1 };
 	if (rte_cryptodev_configure(d->id, &conf))
@@ -80,8 +82,10 @@ static int dev_setup(struct dev *d)
 	snprintf(pname, sizeof(pname), "ualg_m%u", d->id);
 	d->mbuf_pool = rte_pktmbuf_pool_create(pname, NB_MBUFS, 0, 0,
 					       SEG_DATA + RTE_PKTMBUF_HEADROOM, socket);
+	snprintf(pname, sizeof(pname), "ualg_x%u", d->id);
+	d->ext_pool = d->direct ? rte_pktmbuf_pool_create(pname, NB_MBUFS, 0, 0, 0, socket) : NULL;
 	d->scratch = rte_zmalloc_socket("ualg_scratch", SCRATCH_SIZE, 64, socket);
-	if (!d->sess_pool || !d->op_pool || !d->mbuf_pool || !d->scratch)
+	if (!d->sess_pool || !d->op_pool || !d->mbuf_pool || !d->scratch || (d->direct && !d->ext_pool))
 		return -1;
 	d->scratch_iova = rte_malloc_virt2iova(d->scratch);
 	struct rte_cryptodev_qp_conf qp = { .nb_descriptors = NB_DESC, .mp_session = d->sess_pool };
@@ -194,7 +198,10 @@ void algd_dpdk_start(const struct algd_config *cfg)
 		if (prio < 0)
 			prio = kind_prio;
 		const unsigned count = dpdk_register_dev(d, prio);
-		algd_log(LOG_NOTICE, "dpdk: device %s: %u drivers at priority %d", d->name, count, prio);
+		algd_log(LOG_NOTICE, "dpdk: device %s: %u drivers at priority %d, %s", d->name, count, prio,
+			 d->direct ? (d->oop ? "on the requests' buffers (in and out of place)"
+					     : "on the requests' buffers (in place)")
+				   : "data copied through its mbufs");
 	}
 	for (unsigned i = 0; i < cfg->n_dpdk_devices; i++) {
 		bool found = false;

@@ -44,9 +44,13 @@ struct dev {
 	uint8_t id;
 	char name[RTE_CRYPTODEV_NAME_MAX_LEN];
 	bool sgl;			/* in-place chains of mbufs */
+	bool oop;			/* out of place, one mbuf in and one out */
+	bool direct;			/* reads the CPU's memory: operates on the request's buffers */
 	size_t max_op;			/* bytes one operation may carry */
 	pthread_mutex_t lock;		/* the queue pair, scratch, op and mbuf pools */
 	struct rte_mempool *sess_pool, *op_pool, *mbuf_pool;
+	struct rte_mempool *ext_pool;	/* mbufs without data, for the request's buffers */
+	struct rte_mbuf_ext_shared_info ext_info[MAX_SEGS + 1];
 	uint8_t *scratch;
 	rte_iova_t scratch_iova;
 	atomic_bool failed;
@@ -66,8 +70,12 @@ void dpdk_device_failed(struct dev *d);
 
 enum job_kind { JOB_CIPHER, JOB_AUTH, JOB_AEAD };
 
-/* One operation, in place over the concatenation of in[0..nin), whose
- * bytes [out_off, out_off + out_len) are copied to out when it succeeds. */
+/* One operation over the concatenation of in[0..nin), whose bytes
+ * [out_off, out_off + out_len) go to out when it succeeds.  On a device
+ * that reads the CPU's memory (dev.direct), an operation over one input
+ * whose output is all of it, in place (out == in[0].p) or out of place,
+ * runs on these buffers themselves; otherwise it runs in place over a copy
+ * in the device's mbufs. */
 struct job {
 	enum job_kind kind;
 	void *sess;

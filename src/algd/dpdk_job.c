@@ -1,18 +1,27 @@
 /* One operation on a device (dpdk_impl.h).
  *
  * Requests run synchronously, one operation per request (burst size 1):
- * under the device's lock the data is copied into a chain of mbufs, the
- * operation enqueued, the queue pair polled until it comes back, and the
- * result copied out.  The wait is bounded (DPDK_OP_TIMEOUT_MS): an
- * operation not back by then marks the device failed and its buffers are
- * left to the device. */
+ * under the device's lock the operation is enqueued and the queue pair
+ * polled until it comes back.  A device that reads the CPU's memory (a
+ * software device: not RTE_CRYPTODEV_FF_HW_ACCELERATED) gets mbufs
+ * attached to the request's own buffers (external buffers: nothing
+ * copied, nothing of the request left in DPDK's memory); a hardware
+ * device, whose DMA needs DPDK's memory, gets the data copied into a
+ * chain of its mbufs and the result copied out, the mbufs wiped after.
+ * The wait is bounded (DPDK_OP_TIMEOUT_MS): an operation not back by then
+ * marks the device failed and its buffers are left to the device (a
+ * software device works only inside the enqueue and dequeue calls, which
+ * no one makes on a failed device, so the request's buffers are safe to
+ * give back). */
 #include "dpdk_impl.h"
 
 #include <errno.h>
 #include <string.h>
 #include <time.h>
 
+#include <rte_eal.h>
 #include <rte_mbuf.h>
+#include <rte_memory.h>
 #include <rte_mempool.h>
 
 static uint64_t now_ms(void)
@@ -78,6 +87,73 @@ static void chain_copy_out(const struct rte_mbuf *m, size_t off, uint8_t *out, s
 	}
 }
 
+static void ext_free_cb(void *addr, void *opaque)
+{
+	(void)addr;
+	(void)opaque;
+}
+
+/* The IOVA of memory outside DPDK's: its address when IOVAs are virtual
+ * addresses; RTE_BAD_IOVA otherwise (a physical address of pages that
+ * may move is none a device could use, and only devices that never DMA
+ * get these buffers). */
+static rte_iova_t ext_iova(const void *p)
+{
+	return rte_eal_iova_mode() == RTE_IOVA_VA ? rte_mem_virt2iova(p) : RTE_BAD_IOVA;
+}
+
+/* A chain of data-less mbufs attached to the len bytes at p, SEG_DATA
+ * each, whose external-buffer records come from d->ext_info[*info..]; NULL
+ * when the pool is short. */
+static struct rte_mbuf *ext_chain(struct dev *d, uint8_t *p, size_t len, unsigned *info)
+{
+	const unsigned nseg = (unsigned)((len + SEG_DATA - 1) / SEG_DATA);
+	struct rte_mbuf *segs[MAX_SEGS];
+
+	if (!nseg || nseg > MAX_SEGS || *info + nseg > MAX_SEGS + 1 ||
+	    rte_pktmbuf_alloc_bulk(d->ext_pool, segs, nseg))
+		return NULL;
+	for (unsigned s = 0; s < nseg; s++) {
+		const size_t at = s * (size_t)SEG_DATA;
+		const uint16_t n = (uint16_t)(len - at < SEG_DATA ? len - at : SEG_DATA);
+		struct rte_mbuf_ext_shared_info *x = &d->ext_info[(*info)++];
+		x->free_cb = ext_free_cb;
+		x->fcb_opaque = NULL;
+		rte_mbuf_ext_refcnt_set(x, 1);
+		rte_pktmbuf_attach_extbuf(segs[s], p + at, ext_iova(p + at), n, x);
+		segs[s]->data_len = n;
+		segs[s]->pkt_len = n;
+		if (s)
+			rte_pktmbuf_chain(segs[0], segs[s]);	/* nseg is far below its limit */
+	}
+	return segs[0];
+}
+
+/* The job's mbufs over its own buffers, where d and the job allow it:
+ * *src, and *dst when out of place; false otherwise (or pools short). */
+static bool ext_attach(struct dev *d, const struct job *j, size_t total, struct rte_mbuf **src,
+		       struct rte_mbuf **dst)
+{
+	*src = *dst = NULL;
+	if (!d->direct || j->nin != 1 || !total)
+		return false;
+	uint8_t *in = (uint8_t *)(uintptr_t)j->in[0].p;	/* a hash's: read only */
+	const bool oop = j->out_len && j->out != in;
+	if (j->out_len && (j->out_off || j->out_len != total))
+		return false;
+	if (oop ? !d->oop || total > SEG_DATA : total > SEG_DATA && !d->sgl)
+		return false;
+	unsigned info = 0;
+	if (!(*src = ext_chain(d, in, total, &info)))
+		return false;
+	if (oop && !(*dst = ext_chain(d, j->out, total, &info))) {
+		rte_pktmbuf_free(*src);
+		*src = NULL;
+		return false;
+	}
+	return true;
+}
+
 static void chain_wipe(struct rte_mbuf *m)
 {
 	for (; m; m = m->next)
@@ -96,18 +172,25 @@ int dpdk_run_job(struct dev *d, const struct job *j)
 		return -EIO;
 	pthread_mutex_lock(&d->lock);
 	struct rte_crypto_op *op = rte_crypto_op_alloc(d->op_pool, RTE_CRYPTO_OP_TYPE_SYMMETRIC);
-	struct rte_mbuf *m = op ? chain_fill(d, j, total) : NULL;
+	struct rte_mbuf *m = NULL, *mdst = NULL;
+	const bool ext = op && ext_attach(d, j, total, &m, &mdst);
+	if (op && !ext)
+		m = chain_fill(d, j, total);
 	int r = -ENOMEM;
 	if (!m)
 		goto out;
 	struct rte_crypto_sym_op *sym = op->sym;
 	sym->m_src = m;
-	sym->m_dst = NULL;
+	sym->m_dst = mdst;
 	if (j->ivlen)
 		memcpy(rte_crypto_op_ctod_offset(op, uint8_t *, IV_OFF), j->iv, j->ivlen);
-	uint8_t *dig = d->scratch;
-	const rte_iova_t dig_iova = d->scratch_iova;
-	if (j->verify)
+	/* The digest and AAD: the request's own on a device that reads the
+	 * CPU's memory, else in the scratch area. */
+	uint8_t *dig = ext ? j->digest : d->scratch;
+	const rte_iova_t dig_iova = ext ? ext_iova(dig) : d->scratch_iova;
+	uint8_t *aad = ext ? (uint8_t *)(uintptr_t)j->aad : d->scratch + 64;
+	const rte_iova_t aad_iova = ext ? ext_iova(aad) : d->scratch_iova + 64;
+	if (j->verify && !ext)
 		memcpy(dig, j->digest, j->digestlen);
 	switch (j->kind) {
 	case JOB_CIPHER:
@@ -121,13 +204,14 @@ int dpdk_run_job(struct dev *d, const struct job *j)
 		sym->auth.digest.phys_addr = dig_iova;
 		break;
 	case JOB_AEAD:
-		memcpy(d->scratch + 64, j->aad, j->aadlen);
+		if (!ext && j->aadlen)
+			memcpy(aad, j->aad, j->aadlen);
 		sym->aead.data.offset = j->data_off;
 		sym->aead.data.length = j->data_len;
 		sym->aead.digest.data = dig;
 		sym->aead.digest.phys_addr = dig_iova;
-		sym->aead.aad.data = d->scratch + 64;
-		sym->aead.aad.phys_addr = d->scratch_iova + 64;
+		sym->aead.aad.data = aad;
+		sym->aead.aad.phys_addr = aad_iova;
 		break;
 	}
 	rte_crypto_op_attach_sym_session(op, j->sess);
@@ -159,15 +243,17 @@ int dpdk_run_job(struct dev *d, const struct job *j)
 		r = -EINVAL;
 		break;
 	}
-	if (!r && j->out_len)
+	if (!r && j->out_len && !ext)
 		chain_copy_out(m, j->out_off, j->out, j->out_len);
-	if (!r && !j->verify && j->digestlen)
+	if (!r && !j->verify && j->digestlen && !ext)
 		memcpy(j->digest, dig, j->digestlen);
 out:
-	if (m)
+	if (m && !ext)
 		chain_wipe(m);
-	ualg_wipe(d->scratch, j->kind == JOB_AEAD ? 64 + j->aadlen : 64);
+	if (!ext)
+		ualg_wipe(d->scratch, j->kind == JOB_AEAD ? 64 + j->aadlen : 64);
 	chain_free(m);
+	chain_free(mdst);
 	if (op)
 		rte_crypto_op_free(op);
 	pthread_mutex_unlock(&d->lock);
