@@ -35,6 +35,7 @@
 #define NB_DESC 64
 #define SCRATCH_SIZE (65536 + 64)	/* the largest AAD DPDK takes, and a digest */
 #define DPDK_OP_TIMEOUT_MS 2000
+#define DPDK_BURST_MAX 32		/* operations per burst: 2 mbufs each fit ext_info */
 #define IV_OFF (sizeof(struct rte_crypto_op) + sizeof(struct rte_crypto_sym_op))
 #define PRIO_HW 4000			/* above every software driver */
 #define PRIO_SW 150			/* below every other driver of the core */
@@ -97,6 +98,11 @@ struct job {
  * (the device refused the request), -ENOMEM (pools short) or -EIO (the
  * device failed, or did not answer in DPDK_OP_TIMEOUT_MS). */
 int dpdk_run_job(struct dev *d, const struct job *j);
+/* Runs the n independent jobs j[0..n) on d as one burst (n at most
+ * DPDK_BURST_MAX; when n > 1, ciphers of at most SEG_DATA bytes each)
+ * and waits for them all: 0 with res[i] each's result as dpdk_run_job's,
+ * or -EINVAL or -EIO for them all. */
+int dpdk_run_jobs(struct dev *d, unsigned n, const struct job *j, int *res);
 
 enum kind { K_CIPHER, K_HASH, K_HMAC, K_AEAD };
 enum mode { M_NONE, M_ECB, M_CBC, M_CTR, M_XTS };

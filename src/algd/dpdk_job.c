@@ -1,8 +1,8 @@
 /* One operation on a device (dpdk_impl.h).
  *
- * Requests run synchronously, one operation per request (burst size 1):
- * under the device's lock the operation is enqueued and the queue pair
- * polled until it comes back.  A device that reads the CPU's memory (a
+ * Requests run synchronously: under the device's lock a request's
+ * operation, or a batch's burst of them (the native ring's, through
+ * crypt_many), is enqueued and the queue pair polled until all are back.  A device that reads the CPU's memory (a
  * software device: not RTE_CRYPTODEV_FF_HW_ACCELERATED) gets mbufs
  * attached to the request's own buffers (external buffers: nothing
  * copied, nothing of the request left in DPDK's memory); a hardware
@@ -130,9 +130,10 @@ static struct rte_mbuf *ext_chain(struct dev *d, uint8_t *p, size_t len, unsigne
 }
 
 /* The job's mbufs over its own buffers, where d and the job allow it:
- * *src, and *dst when out of place; false otherwise (or pools short). */
+ * *src, and *dst when out of place, their external-buffer records from
+ * d->ext_info[*info..]; false otherwise (or pools short). */
 static bool ext_attach(struct dev *d, const struct job *j, size_t total, struct rte_mbuf **src,
-		       struct rte_mbuf **dst)
+		       struct rte_mbuf **dst, unsigned *info)
 {
 	*src = *dst = NULL;
 	if (!d->direct || j->nin != 1 || !total)
@@ -143,10 +144,9 @@ static bool ext_attach(struct dev *d, const struct job *j, size_t total, struct 
 		return false;
 	if (oop ? !d->oop || total > SEG_DATA : total > SEG_DATA && !d->sgl)
 		return false;
-	unsigned info = 0;
-	if (!(*src = ext_chain(d, in, total, &info)))
+	if (!(*src = ext_chain(d, in, total, info)))
 		return false;
-	if (oop && !(*dst = ext_chain(d, j->out, total, &info))) {
+	if (oop && !(*dst = ext_chain(d, j->out, total, info))) {
 		rte_pktmbuf_free(*src);
 		*src = NULL;
 		return false;
@@ -160,37 +160,45 @@ static void chain_wipe(struct rte_mbuf *m)
 		ualg_wipe(rte_pktmbuf_mtod(m, void *), m->data_len);
 }
 
-/* Enqueues one operation and polls for it, at most DPDK_OP_TIMEOUT_MS. */
-int dpdk_run_job(struct dev *d, const struct job *j)
+/* One operation of a burst. */
+struct slot {
+	struct rte_crypto_op *op;
+	struct rte_mbuf *m, *mdst;
+	bool ext;
+	int r;
+};
+
+static size_t job_total(const struct job *j)
 {
 	size_t total = 0;
 	for (unsigned i = 0; i < j->nin; i++)
 		total += j->in[i].len;
-	if (total > d->max_op || (j->kind == JOB_AEAD && j->aadlen > SCRATCH_SIZE - 64))
-		return -EINVAL;
-	if (atomic_load(&d->failed))
-		return -EIO;
-	pthread_mutex_lock(&d->lock);
-	struct rte_crypto_op *op = rte_crypto_op_alloc(d->op_pool, RTE_CRYPTO_OP_TYPE_SYMMETRIC);
-	struct rte_mbuf *m = NULL, *mdst = NULL;
-	const bool ext = op && ext_attach(d, j, total, &m, &mdst);
-	if (op && !ext)
-		m = chain_fill(d, j, total);
-	int r = -ENOMEM;
-	if (!m)
-		goto out;
-	struct rte_crypto_sym_op *sym = op->sym;
-	sym->m_src = m;
-	sym->m_dst = mdst;
+	return total;
+}
+
+/* The operation for j in s: 0, or -ENOMEM when the pools are short. */
+static int slot_fill(struct dev *d, const struct job *j, struct slot *s, unsigned *info)
+{
+	const size_t total = job_total(j);
+
+	*s = (struct slot){ .r = -ENOMEM };
+	if (!(s->op = rte_crypto_op_alloc(d->op_pool, RTE_CRYPTO_OP_TYPE_SYMMETRIC)))
+		return -ENOMEM;
+	s->ext = ext_attach(d, j, total, &s->m, &s->mdst, info);
+	if (!s->ext && !(s->m = chain_fill(d, j, total)))
+		return -ENOMEM;
+	struct rte_crypto_sym_op *sym = s->op->sym;
+	sym->m_src = s->m;
+	sym->m_dst = s->mdst;
 	if (j->ivlen)
-		memcpy(rte_crypto_op_ctod_offset(op, uint8_t *, IV_OFF), j->iv, j->ivlen);
+		memcpy(rte_crypto_op_ctod_offset(s->op, uint8_t *, IV_OFF), j->iv, j->ivlen);
 	/* The digest and AAD: the request's own on a device that reads the
-	 * CPU's memory, else in the scratch area. */
-	uint8_t *dig = ext ? j->digest : d->scratch;
-	const rte_iova_t dig_iova = ext ? ext_iova(dig) : d->scratch_iova;
-	uint8_t *aad = ext ? (uint8_t *)(uintptr_t)j->aad : d->scratch + 64;
-	const rte_iova_t aad_iova = ext ? ext_iova(aad) : d->scratch_iova + 64;
-	if (j->verify && !ext)
+	 * CPU's memory, else in the scratch area (one job per burst then). */
+	uint8_t *dig = s->ext ? j->digest : d->scratch;
+	const rte_iova_t dig_iova = s->ext ? ext_iova(dig) : d->scratch_iova;
+	uint8_t *aad = s->ext ? (uint8_t *)(uintptr_t)j->aad : d->scratch + 64;
+	const rte_iova_t aad_iova = s->ext ? ext_iova(aad) : d->scratch_iova + 64;
+	if (j->verify && !s->ext)
 		memcpy(dig, j->digest, j->digestlen);
 	switch (j->kind) {
 	case JOB_CIPHER:
@@ -204,7 +212,7 @@ int dpdk_run_job(struct dev *d, const struct job *j)
 		sym->auth.digest.phys_addr = dig_iova;
 		break;
 	case JOB_AEAD:
-		if (!ext && j->aadlen)
+		if (!s->ext && j->aadlen)
 			memcpy(aad, j->aad, j->aadlen);
 		sym->aead.data.offset = j->data_off;
 		sym->aead.data.length = j->data_len;
@@ -214,48 +222,98 @@ int dpdk_run_job(struct dev *d, const struct job *j)
 		sym->aead.aad.phys_addr = aad_iova;
 		break;
 	}
-	rte_crypto_op_attach_sym_session(op, j->sess);
-	const uint64_t deadline = now_ms() + DPDK_OP_TIMEOUT_MS;
-	struct rte_crypto_op *done = NULL;
-	bool queued = false;
-	r = -EIO;
-	do {
-		if (!queued)
-			queued = rte_cryptodev_enqueue_burst(d->id, 0, &op, 1) == 1;
-		if (queued && rte_cryptodev_dequeue_burst(d->id, 0, &done, 1) == 1)
+	rte_crypto_op_attach_sym_session(s->op, j->sess);
+	s->r = -EIO;
+	return 0;
+}
+
+/* The result of s's operation, back from the device as done: copied out
+ * (from DPDK's memory), and the slot's buffers wiped and freed. */
+static void slot_finish(struct dev *d, const struct job *j, struct slot *s, const struct rte_crypto_op *done)
+{
+	if (done) {
+		switch (done->status) {
+		case RTE_CRYPTO_OP_STATUS_SUCCESS:
+			s->r = 0;
 			break;
-		done = NULL;
-	} while (now_ms() < deadline);
-	if (!done) {
-		/* The device may still write them: they stay its. */
-		pthread_mutex_unlock(&d->lock);
-		dpdk_device_failed(d);
-		return -EIO;
+		case RTE_CRYPTO_OP_STATUS_AUTH_FAILED:
+			s->r = -EBADMSG;
+			break;
+		default:
+			s->r = -EINVAL;
+			break;
+		}
 	}
-	switch (done->status) {
-	case RTE_CRYPTO_OP_STATUS_SUCCESS:
-		r = 0;
-		break;
-	case RTE_CRYPTO_OP_STATUS_AUTH_FAILED:
-		r = -EBADMSG;
-		break;
-	default:
-		r = -EINVAL;
-		break;
-	}
-	if (!r && j->out_len && !ext)
-		chain_copy_out(m, j->out_off, j->out, j->out_len);
-	if (!r && !j->verify && j->digestlen && !ext)
-		memcpy(j->digest, dig, j->digestlen);
-out:
-	if (m && !ext)
-		chain_wipe(m);
-	if (!ext)
+	if (!s->r && j->out_len && !s->ext)
+		chain_copy_out(s->m, j->out_off, j->out, j->out_len);
+	if (!s->r && !j->verify && j->digestlen && !s->ext)
+		memcpy(j->digest, d->scratch, j->digestlen);
+	if (s->m && !s->ext)
+		chain_wipe(s->m);
+	if (!s->ext && j->kind != JOB_CIPHER)
 		ualg_wipe(d->scratch, j->kind == JOB_AEAD ? 64 + j->aadlen : 64);
-	chain_free(m);
-	chain_free(mdst);
-	if (op)
-		rte_crypto_op_free(op);
+	chain_free(s->m);
+	chain_free(s->mdst);
+	if (s->op)
+		rte_crypto_op_free(s->op);
+}
+
+int dpdk_run_jobs(struct dev *d, unsigned n, const struct job *j, int *res)
+{
+	struct slot slots[DPDK_BURST_MAX];
+	struct rte_crypto_op *ops[DPDK_BURST_MAX], *done[DPDK_BURST_MAX];
+
+	if (!n || n > DPDK_BURST_MAX)
+		return -EINVAL;
+	for (unsigned i = 0; i < n; i++) {
+		if (n > 1 && j[i].kind != JOB_CIPHER)
+			return -EINVAL;	/* the scratch area serves one job */
+		if (job_total(&j[i]) > d->max_op || (j[i].kind == JOB_AEAD && j[i].aadlen > SCRATCH_SIZE - 64))
+			return -EINVAL;
+	}
+	if (atomic_load(&d->failed))
+		return -EIO;
+	pthread_mutex_lock(&d->lock);
+	unsigned info = 0, nops = 0;
+	for (unsigned i = 0; i < n; i++)
+		if (!slot_fill(d, &j[i], &slots[i], &info))
+			ops[nops++] = slots[i].op;
+	/* Every operation made is enqueued (as many per call as the queue
+	 * pair takes) and polled for; they come back in any order. */
+	const uint64_t deadline = now_ms() + DPDK_OP_TIMEOUT_MS;
+	unsigned queued = 0, back = 0;
+	while (back < nops) {
+		if (queued < nops)
+			queued += rte_cryptodev_enqueue_burst(d->id, 0, ops + queued, (uint16_t)(nops - queued));
+		const uint16_t got = rte_cryptodev_dequeue_burst(d->id, 0, done, (uint16_t)(queued - back));
+		for (uint16_t g = 0; g < got; g++)
+			for (unsigned i = 0; i < n; i++)
+				if (slots[i].op == done[g]) {
+					slot_finish(d, &j[i], &slots[i], done[g]);
+					slots[i].op = NULL;
+					res[i] = slots[i].r;
+				}
+		back += got;
+		if (back < nops && now_ms() >= deadline) {
+			/* The device may still write them: they stay its. */
+			pthread_mutex_unlock(&d->lock);
+			dpdk_device_failed(d);
+			return -EIO;
+		}
+	}
+	/* Those that never went: the pools were short. */
+	for (unsigned i = 0; i < n; i++)
+		if (slots[i].r == -ENOMEM) {
+			slot_finish(d, &j[i], &slots[i], NULL);
+			res[i] = -ENOMEM;
+		}
 	pthread_mutex_unlock(&d->lock);
-	return r;
+	return 0;
+}
+
+int dpdk_run_job(struct dev *d, const struct job *j)
+{
+	int r;
+	const int e = dpdk_run_jobs(d, 1, j, &r);
+	return e ? e : r;
 }

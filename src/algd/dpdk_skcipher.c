@@ -1,6 +1,7 @@
 /* Symmetric ciphers on a device (dpdk_impl.h): requests longer than one
  * operation run as several, the IV carried between them as the kernel's
- * modes define it (xts: one operation at most). */
+ * modes define it (xts: one operation at most); batches of independent
+ * requests (the native ring's) go to the device in bursts. */
 #include "dpdk_impl.h"
 #include "modes.h"
 
@@ -90,6 +91,63 @@ static int sk_crypt(struct ualg_tfm *tfm, bool enc, uint8_t *iv, const uint8_t *
 	return 0;
 }
 
+/* Whether a request of len bytes at iv is one operation a burst can take. */
+static bool one_op(const struct desc *ds, const uint8_t *iv, size_t len)
+{
+	if (!len || len > SEG_DATA || ((ds->mode == M_ECB || ds->mode == M_CBC) && len % 16) ||
+	    (ds->mode == M_XTS && len < 16))
+		return false;
+	if (ds->mode == M_CTR) {
+		const uint64_t low = (uint64_t)iv[12] << 24 | (uint64_t)iv[13] << 16 | (uint64_t)iv[14] << 8 | iv[15];
+		return len <= ((1ull << 32) - low) * 16;
+	}
+	return true;
+}
+
+/* Independent requests: those of one operation each go to the device in
+ * bursts of up to DPDK_BURST_MAX, the others run as sk_crypt runs them. */
+static int sk_crypt_many(struct ualg_tfm *tfm, bool enc, unsigned n, const struct ualg_skcipher_req *reqs,
+			 int *res)
+{
+	const struct priv *p = priv_of(tfm);
+	const struct desc *ds = p->desc;
+	struct job jobs[DPDK_BURST_MAX];
+	unsigned idx[DPDK_BURST_MAX];
+	uint8_t before[DPDK_BURST_MAX][16];
+
+	dpdk_check_failed();
+	void *sess = dpdk_session(tfm, enc, 0);
+	if (!sess)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n;) {
+		unsigned k = 0;
+		for (; i < n && k < DPDK_BURST_MAX; i++) {
+			const struct ualg_skcipher_req *q = &reqs[i];
+			if (!one_op(ds, q->iv, q->len)) {
+				res[i] = sk_crypt(tfm, enc, q->iv, q->src, q->dst, q->len);
+				continue;
+			}
+			if (ds->mode == M_CBC && !enc)
+				memcpy(before[k], q->src + q->len - 16, 16);
+			jobs[k] = (struct job){
+				.kind = JOB_CIPHER, .sess = sess, .iv = q->iv, .ivlen = ds->ivsize,
+				.in = { { q->src, q->len } }, .nin = 1, .data_off = 0, .data_len = (uint32_t)q->len,
+				.out = q->dst, .out_off = 0, .out_len = q->len,
+			};
+			idx[k++] = i;
+		}
+		if (!k)
+			continue;
+		int r[DPDK_BURST_MAX];
+		const int e = dpdk_run_jobs(p->dev, k, jobs, r);
+		for (unsigned t = 0; t < k; t++) {
+			const struct ualg_skcipher_req *q = &reqs[idx[t]];
+			res[idx[t]] = e ? e : r[t] ? r[t] : next_iv(tfm, enc, q->iv, q->dst, q->len, before[t]);
+		}
+	}
+	return 0;
+}
+
 static int sk_encrypt(struct ualg_tfm *tfm, uint8_t *iv, const uint8_t *src, uint8_t *dst, size_t len)
 {
 	return sk_crypt(tfm, true, iv, src, dst, len);
@@ -107,5 +165,6 @@ void dpdk_skcipher_ops(struct ualg_alg *a, const struct desc *ds)
 		.min_keysize = ds->keys[0], .max_keysize = ds->keys[ds->keys[2] ? 2 : 1],
 		.ivsize = ds->ivsize, .chunksize = ds->mode == M_CTR ? 16 : ds->blocksize,
 		.setkey = dpdk_key_setkey, .encrypt = sk_encrypt, .decrypt = sk_decrypt,
+		.crypt_many = sk_crypt_many,
 	};
 }

@@ -182,15 +182,18 @@ static int32_t run_request(struct ring *r, const struct ualg_sqe *q)
 
 /* ---- multi-buffer groups ------------------------------------------------
  *
- * Consecutive hashes, or AEAD encryptions in place, on one transform whose
- * driver runs several requests at once (ipsecmb.c) go to it as one group:
- * the checks of run_hash and run_aead first, then one _many call. */
+ * Consecutive hashes, AEAD encryptions in place, or encryptions or
+ * decryptions of a skcipher, on one transform whose driver runs several
+ * requests at once (ipsecmb.c; a DPDK device's bursts) go to it as one
+ * group: the checks of run_hash, run_aead and run_cipher first, then one
+ * _many call. */
 
 struct group {
 	unsigned n;			/* requests handed to the driver */
 	uint32_t slot[GROUP_MAX];	/* their positions in this batch */
 	struct ualg_digest_req hash[GROUP_MAX];
 	struct ualg_aead_req aead[GROUP_MAX];
+	struct ualg_skcipher_req sk[GROUP_MAX];
 	uint8_t digest[GROUP_MAX][UALG_MAX_DIGESTSIZE];
 	uint8_t iv[GROUP_MAX][UALG_MAX_IVSIZE];
 	uint64_t dst[GROUP_MAX];
@@ -204,6 +207,8 @@ static bool groupable(const struct ring *r, const struct ualg_sqe *q)
 	const struct ring_tfm *t = &r->tfms[q->tfm];
 	if (q->opcode == UALG_OP_HASH)
 		return !q->assoclen && t->type == UALG_ALG_SHASH && ualg_hash_has_many(t->tfm);
+	if (q->opcode == UALG_OP_ENCRYPT || q->opcode == UALG_OP_DECRYPT)
+		return !q->assoclen && t->type == UALG_ALG_SKCIPHER && ualg_skcipher_has_many(t->tfm);
 	return q->opcode == UALG_OP_AEAD_ENCRYPT && t->type == UALG_ALG_AEAD &&
 	       ualg_aead_has_encrypt_many(t->tfm) && q->dst == q->src + q->assoclen;
 }
@@ -218,6 +223,18 @@ static int32_t group_add(struct ring *r, struct group *g, const struct ualg_sqe 
 		if (!range_ok(r, q->src, q->len) || !range_ok(r, q->dst, t->digestsize))
 			return -EFAULT;
 		g->hash[i] = (struct ualg_digest_req){ .data = r->buf + q->src, .len = q->len, .out = g->digest[i] };
+	} else if (q->opcode == UALG_OP_ENCRYPT || q->opcode == UALG_OP_DECRYPT) {
+		if (q->len > INT32_MAX)
+			return -EINVAL;
+		if (!range_ok(r, q->src, q->len) || !range_ok(r, q->dst, q->len) ||
+		    (t->ivsize && !range_ok(r, q->iv, t->ivsize)))
+			return -EFAULT;
+		if (!overlap_ok(q->src, q->len, q->dst, q->len))
+			return -EINVAL;
+		if (t->ivsize)
+			memcpy(g->iv[i], r->buf + q->iv, t->ivsize);
+		g->sk[i] = (struct ualg_skcipher_req){ .iv = g->iv[i], .src = r->buf + q->src,
+						       .dst = r->buf + q->dst, .len = q->len };
 	} else {
 		if (q->assoclen > q->len || q->len > INT32_MAX)
 			return -EINVAL;
@@ -235,9 +252,13 @@ static int32_t group_add(struct ring *r, struct group *g, const struct ualg_sqe 
 	return 0;
 }
 
-static void group_complete(struct ring *r, struct group *g, const struct ring_tfm *t, bool hash, int32_t *res)
+static void group_complete(struct ring *r, struct group *g, const struct ring_tfm *t, uint8_t opcode,
+			   int32_t *res)
 {
+	const bool hash = opcode == UALG_OP_HASH;
+	const bool sk = opcode == UALG_OP_ENCRYPT || opcode == UALG_OP_DECRYPT;
 	int err = hash ? ualg_hash_digest_many(t->tfm, g->n, g->hash, g->res)
+		  : sk ? ualg_skcipher_crypt_many(t->tfm, opcode == UALG_OP_ENCRYPT, g->n, g->sk, g->res)
 		       : ualg_aead_encrypt_many(t->tfm, g->n, g->aead, g->res);
 
 	for (unsigned i = 0; i < g->n; i++) {
@@ -245,7 +266,8 @@ static void group_complete(struct ring *r, struct group *g, const struct ring_tf
 		if (hash && !e)
 			memcpy(r->buf + g->dst[i], g->digest[i], t->digestsize);
 		res[g->slot[i]] = e ? e : hash ? (int32_t)t->digestsize
-					       : (int32_t)(g->aead[i].cryptlen + t->tfm->authsize);
+					: sk ? (int32_t)g->sk[i].len
+					     : (int32_t)(g->aead[i].cryptlen + t->tfm->authsize);
 	}
 	if (hash)
 		ualg_wipe(g->digest, g->n * sizeof(g->digest[0]));
@@ -273,7 +295,7 @@ static uint32_t run_group(struct ring *r, const struct ualg_sqe *sq, uint32_t av
 			res[k] = e;
 	}
 	if (g.n)
-		group_complete(r, &g, &r->tfms[q0->tfm], q0->opcode == UALG_OP_HASH, res);
+		group_complete(r, &g, &r->tfms[q0->tfm], q0->opcode, res);
 	return k;
 }
 

@@ -89,6 +89,15 @@ struct ualg_shash_ops {
 	int (*import)(struct ualg_hash_desc *desc, const uint8_t *in);
 };
 
+/* One request of a skcipher batch (crypt_many): len bytes from src to dst
+ * (which may alias), iv as for encrypt and decrypt. */
+struct ualg_skcipher_req {
+	uint8_t *iv;
+	const uint8_t *src;
+	uint8_t *dst;
+	size_t len;
+};
+
 /* One request processes len bytes from src to dst (which may alias) and
  * leaves in iv what the next request continues from, as the kernel's
  * skcipher API does (last ciphertext block for cbc, next counter for ctr). */
@@ -98,6 +107,12 @@ struct ualg_skcipher_ops {
 	int (*setkey)(struct ualg_tfm *tfm, const uint8_t *key, size_t len);
 	int (*encrypt)(struct ualg_tfm *tfm, uint8_t *iv, const uint8_t *src, uint8_t *dst, size_t len);
 	int (*decrypt)(struct ualg_tfm *tfm, uint8_t *iv, const uint8_t *src, uint8_t *dst, size_t len);
+	/* Optional, for drivers that run several requests at once (a DPDK
+	 * device's burst): n independent requests, each as encrypt or
+	 * decrypt would run it (its own iv updated), res[i] the 0 or -errno
+	 * of each; returns -errno when none ran. */
+	int (*crypt_many)(struct ualg_tfm *tfm, bool enc, unsigned n, const struct ualg_skcipher_req *reqs,
+			  int *res);
 };
 
 /* One AEAD request, as the kernel's aead_request after algif_aead has copied
@@ -339,6 +354,9 @@ int ualg_aead_encrypt_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_a
 
 int ualg_skcipher_crypt(struct ualg_tfm *tfm, bool enc, uint8_t *iv,
 			const uint8_t *src, uint8_t *dst, size_t len);
+bool ualg_skcipher_has_many(const struct ualg_tfm *tfm);
+int ualg_skcipher_crypt_many(struct ualg_tfm *tfm, bool enc, unsigned n, const struct ualg_skcipher_req *reqs,
+			     int *res);
 int ualg_aead_setauthsize(struct ualg_tfm *tfm, unsigned authsize);
 int ualg_aead_encrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req);
 /* Whether ualg_aead_encrypt() takes req->src. */

@@ -341,6 +341,24 @@ int ualg_skcipher_crypt(struct ualg_tfm *tfm, bool enc, uint8_t *iv,
 		       enc ? ops->encrypt(tfm, iv, src, dst, len) : ops->decrypt(tfm, iv, src, dst, len));
 }
 
+bool ualg_skcipher_has_many(const struct ualg_tfm *tfm)
+{
+	return tfm->alg->type == UALG_ALG_SKCIPHER && tfm->alg->u.skcipher.crypt_many;
+}
+
+int ualg_skcipher_crypt_many(struct ualg_tfm *tfm, bool enc, unsigned n, const struct ualg_skcipher_req *reqs,
+			     int *res)
+{
+	if (tfm->need_key)
+		return -ENOKEY;
+	if (!ualg_skcipher_has_many(tfm))
+		return -EINVAL;
+	int r = tfm->alg->u.skcipher.crypt_many(tfm, enc, n, reqs, res);
+	for (unsigned i = 0; !r && i < n; i++)
+		account(tfm->alg, true, reqs[i].len, res[i]);
+	return r;
+}
+
 void ualg_cipher_encrypt_one(struct ualg_tfm *tfm, uint8_t *dst, const uint8_t *src)
 {
 	account(tfm->alg, true, tfm->alg->blocksize, 0);

@@ -61,6 +61,18 @@ sed 's/^/    /' "$T/vec"
 set -- $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$T/vec" | tail -n 1)
 passed=$((passed + ${1:-0})); failed=$((failed + ${3:-1}))
 
+# the native ring's batches go to a device in bursts: ualg-bench's
+# native paths submit a batch first and compare it with OpenSSL's answer
+for dev in crypto_openssl $(echo "$VDEVS" | grep -o crypto_aesni_mb); do
+	for alg in 'cbc(aes)' 'ctr(aes)'; do
+		drv=$(echo "$alg" | tr '()' '- ' | tr -d ' ')-dpdk-$dev
+		UALG_ENGINE=algd "$B/src/tools/ualg-bench" --alg "$alg" --size 256 --driver "$drv" --seconds 0.02 \
+			--no-parallel --no-memory > "$T/bench" 2>&1
+		grep -q 'native-batch  *[0-9]' "$T/bench" && ! grep -q MISMATCH "$T/bench"
+		result $? "a ring batch of $alg through $drv: as OpenSSL" || sed 's/^/    /' "$T/bench"
+	done
+done
+
 # which driver served a socket: its stats move
 ops() { "$CTL" --json show "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["stats"]["ops"])'; }
 cbc() { "$B/src/tools/ualg-run" python3 -c '
