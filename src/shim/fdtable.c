@@ -37,6 +37,12 @@ static _Atomic(struct afd *) *slot(int fd, bool create)
  * thread that read a pointer from the table just before another closed
  * the fd can still try a reference on it (refs 0: it is gone). */
 static struct afd *free_list;
+static atomic_uint live;	/* sockets tracked, for afd_any() */
+
+bool afd_any(void)
+{
+	return atomic_load_explicit(&live, memory_order_relaxed) != 0;
+}
 static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct afd *afd_alloc(void)
@@ -115,6 +121,7 @@ void afd_release(struct afd *a)
 	pthread_mutex_destroy(&a->shm_lock);
 	pthread_mutex_destroy(&a->lock);
 	pthread_cond_destroy(&a->cond);
+	atomic_fetch_sub_explicit(&live, 1, memory_order_relaxed);
 	afd_recycle(a);
 }
 
@@ -176,6 +183,7 @@ struct afd *afd_track(int fd, enum afd_kind kind)
 	a->notify = NULL;
 	atomic_init(&a->fast_state, NOTIFY_NONE);
 	afd_set_kind(a, kind);
+	atomic_fetch_add_explicit(&live, 1, memory_order_relaxed);
 	a->gen = client_gen();
 	a->nl_peer = -1;
 	atomic_store_explicit(&a->refs, 2, memory_order_release);	/* the table's and the caller's */

@@ -1,14 +1,18 @@
-/* Fds inherited across execve.  The fd table lives in the process, so a
- * program exec()ed with AF_ALG fds open (a shell's redirection, a server
- * that re-executes itself) starts with an empty one, while the fds are
- * still connections to algd.  At load, each inherited AF_UNIX SEQPACKET
- * socket whose peer is the algd this program would connect to (same pid,
- * by SO_PEERCRED: algd creates the op socketpairs itself) is asked what it
- * is.  Nothing is sent on a socket whose peer is anything else. */
+/* Fds that reach a program from another: inherited across execve, or
+ * passed with SCM_RIGHTS.  The fd table lives in the process, so a program
+ * exec()ed with AF_ALG fds open (a shell's redirection, a server that
+ * re-executes itself) starts with an empty one, and a received fd is not
+ * in it, while the fds are connections to algd.  At load, and for each fd
+ * a recvmsg() receives, an AF_UNIX SEQPACKET socket whose peer is the algd
+ * this program would connect to (same pid, by SO_PEERCRED: algd creates the
+ * op socketpairs itself) is asked what it is.  Nothing is sent on a socket
+ * whose peer is anything else.  The sender's side makes sure the socket
+ * is algd's, with its state, before it goes (shim_before_passing()). */
 #include "shim.h"
 #include "msg.h"	/* the replies' decoders */
 
 #include <dirent.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,11 +70,17 @@ static size_t list_candidates(int *out, size_t max)
 
 static pid_t algd_pid(void)
 {
+	static atomic_int known;	/* algd's pid, asked once */
+	pid_t p = atomic_load(&known);
+	if (p > 0)
+		return p;
 	int fd = client_connect(SOCK_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	pid_t p = peer_pid(fd);
+	p = peer_pid(fd);
 	real.close(fd);
+	if (p > 0)
+		atomic_store(&known, p);
 	return p;
 }
 
@@ -115,4 +125,59 @@ void shim_adopt_inherited(void)
 	for (size_t i = 0; i < n; i++)
 		if (peer_pid(fds[i]) == algd)
 			adopt(fds[i]);
+}
+
+/* Each fd of the SCM_RIGHTS messages in control data already copied. */
+static void for_each_passed(const struct msghdr *msg, void (*fn)(int fd))
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(0))
+			continue;
+		const size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			fn(fd);
+		}
+	}
+}
+
+static void adopt_one_passed(int fd)
+{
+	if (!afd_is_ours(fd) && candidate(fd)) {
+		pid_t algd = algd_pid();
+		if (algd > 0 && peer_pid(fd) == algd)
+			adopt(fd);
+	}
+}
+
+void shim_adopt_passed(const struct msghdr *msg)
+{
+	if (msg && msg->msg_control && msg->msg_controllen >= CMSG_LEN(0) && shim_active())
+		for_each_passed(msg, adopt_one_passed);
+}
+
+static void pass_one(int fd)
+{
+	struct afd *a = afd_get(fd);
+	if (!a)
+		return;
+	if (!local_share(a))	/* one algd cannot take stays the sender's */
+		inproc_handover_of(a);
+	afd_put(a);
+}
+
+/* The caller's control data is read as the kernel will read it; what
+ * cannot be read is the kernel's to refuse. */
+void shim_before_passing(const struct msghdr *msg)
+{
+	uint8_t buf[1024];
+	struct msghdr m;
+	if (!msg || copy_in(&m, msg, sizeof(m)) || !m.msg_control || m.msg_controllen < CMSG_LEN(0) ||
+	    m.msg_controllen > sizeof(buf) || copy_in(buf, m.msg_control, m.msg_controllen))
+		return;
+	m.msg_control = buf;
+	client_settle_all();
+	for_each_passed(&m, pass_one);
 }

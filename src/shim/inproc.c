@@ -795,6 +795,13 @@ void inproc_handover_all(void)
 	handover(NULL);
 }
 
+void inproc_handover_of(struct afd *a)
+{
+	struct inproc_tfm *t = a->ipo ? a->ipo->t : a->ipt;
+	if (t && eng)
+		handover(t);
+}
+
 /* The socket's last fd here closed. */
 void inproc_forget(struct afd *a)
 {

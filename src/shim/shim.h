@@ -135,6 +135,7 @@ void afd_leave(struct afd_hold *hold);
 void afd_leave_cleanup(void *hold);
 /* Whether fd is ours at this instant (no reference: nothing to use). */
 bool afd_is_ours(int fd);
+bool afd_any(void);	/* whether this process has any emulated socket */
 /* A new socket of that kind on fd, with a reference for the caller
  * (afd_put); NULL: no memory. */
 struct afd *afd_track(int fd, enum afd_kind kind);
@@ -345,6 +346,7 @@ ssize_t inproc_recv(int fd, struct afd *a, const struct iovec *iov, size_t niov,
 int inproc_revents(struct afd *a, short events);	/* < 0: moved */
 void inproc_sndbuf(struct afd *a, int bytes);
 void inproc_handover_all(void);
+void inproc_handover_of(struct afd *a);	/* a's tree only */
 void inproc_forget(struct afd *a);
 /* Whether this thread may serve a socket here at all ($UALG_ENGINE, and
  * not from inside the engine). */
@@ -385,8 +387,13 @@ void local_init(void);	/* pthread_atfork() from the shim's constructor */
 bool shim_nonblocking(int fd, struct afd *a);
 
 /* inherit.c: adopts the algd connections a program inherited across
- * execve, which leaves the fd table empty.  Run once at load. */
+ * execve, which leaves the fd table empty (run once at load), and those a
+ * recvmsg() received with SCM_RIGHTS (its control data, as the kernel
+ * wrote it).  shim_before_passing(): the emulated sockets among the fds a
+ * sendmsg() passes become algd's, with their state, first. */
 void shim_adopt_inherited(void);
+void shim_adopt_passed(const struct msghdr *msg);
+void shim_before_passing(const struct msghdr *msg);
 
 /* Copies from the caller's memory, -EFAULT where it cannot be read. */
 int copy_in(void *dst, const void *src, size_t len);

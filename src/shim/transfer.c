@@ -114,8 +114,11 @@ static ssize_t sendmsg_want(int fd, const struct msghdr *msg, int flags, size_t 
 {
 	struct afd_hold h;
 	struct afd *a = afd_enter(fd, &h);
-	if (!a)
+	if (!a) {
+		if (afd_any())
+			shim_before_passing(msg);
 		return next.sendmsg(fd, msg, flags);
+	}
 	ssize_t n;
 	AFD_ENTERED(&h, n, sendmsg_afd(fd, a, msg, flags, want));
 	return n;
@@ -244,8 +247,12 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	shim_resolve();
 	struct afd_hold h;
 	struct afd *a = afd_enter(fd, &h);
-	if (!a)
-		return next.recvmsg(fd, msg, flags);
+	if (!a) {
+		ssize_t r = next.recvmsg(fd, msg, flags);
+		if (r >= 0)
+			shim_adopt_passed(msg);
+		return r;
+	}
 	ssize_t n;
 	AFD_ENTERED(&h, n, recvmsg_afd(fd, a, msg, flags));
 	return n;

@@ -587,6 +587,63 @@ static void test_vfork(void)
 		close(tfm);
 }
 
+/* ---- SCM_RIGHTS: an op socket passed to another process -------------- */
+
+/* A child forked before the socket existed receives the parent's hash op
+ * socket, mid-stream, over a socket pair, finishes it and reads the
+ * digest; the parent's writes before and the child's after are one
+ * stream, as the kernel's one socket (FIPS 180-2's SHA-256 of "abc"). */
+static void test_pass_fd(void)
+{
+	static const uint8_t want[32] = {
+		0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
+		0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c, 0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad,
+	};
+	int sp[2];
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sp)) {
+		ok(0, "SCM_RIGHTS: socketpair: %s", strerror(errno));
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c;
+		union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } u;
+		struct iovec v = { &c, 1 };
+		struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1, .msg_control = u.b,
+				    .msg_controllen = sizeof(u.b) };
+		uint8_t d[32];
+		int fd = -1;
+		if (recvmsg(sp[1], &m, 0) == 1 && CMSG_FIRSTHDR(&m))
+			memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof(fd));
+		_exit(fd >= 0 && write(fd, "c", 1) == 1 && read(fd, d, sizeof(d)) == sizeof(d) &&
+		      !memcmp(d, want, sizeof(want)) ? 0 : 1);
+	}
+	int op = pid > 0 ? afalg_op_socket("hash", "sha256", NULL, 0, NULL) : -1;
+	bool sent = op >= 0 && send(op, "ab", 2, MSG_MORE) == 2;
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } u;
+	memset(&u, 0, sizeof(u));
+	struct iovec v = { "x", 1 };
+	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1, .msg_control = u.b,
+			    .msg_controllen = sizeof(u.b) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &op, sizeof(op));
+	sent = sent && sendmsg(sp[0], &m, 0) == 1;
+	int status = -1;
+	if (pid > 0 && (!sent || waitpid(pid, &status, 0) != pid)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	ok(sent && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	   "SCM_RIGHTS: a hash op socket passed mid-stream to another process, which finishes it");
+	if (op >= 0)
+		close(op);
+	close(sp[0]);
+	close(sp[1]);
+}
+
 /* ---- algd's decisions reach the next bind() ----------------------------- */
 
 static int bind_to(const char *type, const char *name)
@@ -673,6 +730,7 @@ int main(int argc, char **argv)
 	aead_two_requests(true);
 	test_own_segv();
 	test_vfork();
+	test_pass_fd();
 	test_decisions();
 	return tap_done();
 }
