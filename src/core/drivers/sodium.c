@@ -97,6 +97,45 @@ static void blake2b_exit(struct ualg_hash_desc *desc)
 	s->st = NULL;
 }
 
+/* States that move (the in-process engine's, RFC mode's): libsodium's
+ * state as the library lays it out, its blake2b_state (BLAKE2b's chaining
+ * value, counters and flags, two blocks of buffer and the buffer's fill;
+ * crypto_generichash/blake2b/ref/blake2.h), the same in every process of
+ * the host, which share the library.  A forged one must not make an update
+ * or final read or write past the buffer: the fill must lie within it, as
+ * blake2b_update() and blake2b_final() assume, and the state must not be
+ * a finalised one. */
+struct blake2b_layout {
+	uint64_t h[8], t[2], f[2];
+	uint8_t buf[2 * 128];
+	size_t buflen;
+	uint8_t last_node;
+};
+_Static_assert(sizeof(struct blake2b_layout) <= sizeof(crypto_generichash_blake2b_state),
+	       "libsodium's blake2b state holds its layout");
+
+static int blake2b_export(const struct ualg_hash_desc *desc, uint8_t *out)
+{
+	const struct blake2b_state *s = desc->state;
+
+	memcpy(out, s->st, sizeof(*s->st));
+	return 0;
+}
+
+static int blake2b_import(struct ualg_hash_desc *desc, const uint8_t *in)
+{
+	struct blake2b_state *s = desc->state;
+	struct blake2b_layout l;
+
+	memcpy(&l, in, sizeof(l));
+	const bool sane = l.buflen <= sizeof(l.buf) && !l.f[0] && !l.f[1] && !l.last_node;
+	sodium_memzero(&l, sizeof(l));
+	if (!sane)
+		return -EINVAL;
+	memcpy(s->st, in, sizeof(*s->st));
+	return 0;
+}
+
 static int register_blake2b(unsigned bits)
 {
 	char name[UALG_MAX_ALG_NAME], driver[UALG_MAX_ALG_NAME];
@@ -116,6 +155,8 @@ static int register_blake2b(unsigned bits)
 		.setkey = blake2b_setkey,
 		.init = blake2b_init, .update = blake2b_update, .final = blake2b_final,
 		.clone = blake2b_clone, .exit = blake2b_exit,
+		.statesize = sizeof(crypto_generichash_blake2b_state),
+		.export = blake2b_export, .import = blake2b_import,
 	};
 	return ualg_openssl_reg(a);
 }
