@@ -87,8 +87,10 @@ void print_named_row(const struct alg_spec *a, size_t len, const char *path, con
 void print_row(const struct alg_spec *a, size_t len, enum path p, const struct result *res);
 void print_json_row(FILE *f, bool first, const struct alg_spec *a, size_t len, enum path p,
 		    const struct result *res);
-/* gnuplot, when there is one: throughput per path, one panel per size. */
-void plot(const char *png, const struct result *res, size_t nalgs, const struct alg_spec *const *algs,
-	  size_t nsizes, const size_t *sizes);
+/* The chart, a PNG file drawn by gnuplot (its png terminal: Debian's
+ * gnuplot-nox): throughput per path, one panel per size.  0, or -1 with a
+ * message when there is no gnuplot or it failed. */
+int plot(const char *png, const struct result *res, size_t nalgs, const struct alg_spec *const *algs,
+	 size_t nsizes, const size_t *sizes);
 
 #endif

@@ -3,10 +3,13 @@
 #include "bench_paths.h"
 #include "proto.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static pid_t algd_pid(void)
@@ -112,13 +115,17 @@ void print_json_row(FILE *f, bool first, const struct alg_spec *a, size_t len, e
 			res->mismatch ? "false" : "true");
 }
 
-void plot(const char *png, const struct result *res, size_t nalgs, const struct alg_spec *const *algs,
-		 size_t nsizes, const size_t *sizes)
+int plot(const char *png, const struct result *res, size_t nalgs, const struct alg_spec *const *algs,
+	 size_t nsizes, const size_t *sizes)
 {
+	/* A gnuplot that is missing or fails leaves the pipe early: its
+	 * writes must not kill this process. */
+	void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
 	FILE *g = popen("gnuplot 2>/dev/null", "w");
 	if (!g) {
-		fprintf(stderr, "ualg-bench: gnuplot not available, no plot\n");
-		return;
+		fprintf(stderr, "ualg-bench: cannot run gnuplot: %s, no plot\n", strerror(errno));
+		signal(SIGPIPE, old_pipe);
+		return -1;
 	}
 	fprintf(g, "set terminal png size 1400,%zu\nset output '%s'\nset multiplot layout %zu,1\n"
 		"set style data histograms\nset style fill solid\nset ylabel 'MB/s'\nset logscale y\n",
@@ -139,7 +146,14 @@ void plot(const char *png, const struct result *res, size_t nalgs, const struct 
 		}
 	}
 	fputs("unset multiplot\n", g);
-	if (pclose(g))
+	const int st = pclose(g);
+	signal(SIGPIPE, old_pipe);
+	if (st == 0)
+		return 0;
+	/* The shell's 127: no gnuplot on the PATH. */
+	if (st > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 127)
+		fprintf(stderr, "ualg-bench: no gnuplot (Debian: apt-get install gnuplot-nox), no plot\n");
+	else
 		fprintf(stderr, "ualg-bench: gnuplot failed, no plot\n");
+	return -1;
 }
-

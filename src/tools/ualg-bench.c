@@ -424,8 +424,7 @@ int main(int argc, char **argv)
 			       mem.idle_kib, mem.with_sockets_kib, mem.sockets,
 			       mem.sockets ? (double)(mem.with_sockets_kib - mem.idle_kib) / mem.sockets : 0);
 	}
-	if (o.png)
-		plot(o.png, res, o.nalgs, o.algs, o.nsizes, o.sizes);
+	const int rc = o.png && plot(o.png, res, o.nalgs, o.algs, o.nsizes, o.sizes) ? 1 : 0;
 	free(res);
-	return 0;
+	return rc;
 }
