@@ -13,8 +13,12 @@
 #   tests/run-all.sh --list           one line per suite: NAME GROUP
 #   tests/run-all.sh --skip NAME      all (or the selected) suites but these
 #
-# This file is the one list of suites: tests/meson.build registers one meson
-# test per line of --list (meson test -C build --suite GROUP, or NAME).
+# $SUITES below is the one registration of a suite: make check runs the
+# suites in its order, tests/meson.build registers one meson test per line
+# of --list (meson test -C build --suite GROUP, or NAME).  A suite that is
+# one command gives it on its line, after the group ($B, $RUN and
+# $TEST_WRAP expanded when it runs: see program()); a suite that needs more
+# leaves it out and is a function suite_NAME ('-' written as '_') below.
 # A name ending in @algd is its suite again with UALG_ENGINE=algd: the
 # suites that serve AF_ALG data run once per engine (the default, in the
 # program where algd allows it, then algd's).
@@ -22,14 +26,18 @@
 # run; ualg-run finds it through UALG_SOCKET.
 set -u
 
-# name			group		(function: suite_NAME, '-' as '_')
-SUITES="
-core			unit
-ipsecmb			unit
-kabi			unit
-proto			unit
-afalg-ready		unit
-seccomp			security
+# name			group		command (else the function suite_NAME)
+SUITES=$(cat <<'END'
+# The core's TAP programs (tests/unit/); the kernel's argument checks
+# (src/kabi); the message decoders (src/proto/msg.c); which calls would wait
+# (alg_type.ready, src/afalg).  ipsecmb and seccomp not under valgrind: it
+# does not know the AVX-512 and seccomp system calls they use.
+core			unit		$TEST_WRAP "$B/tests/test-core"
+ipsecmb			unit		"$B/tests/test-ipsecmb"
+kabi			unit		$TEST_WRAP "$B/tests/test-kabi"
+proto			unit		$TEST_WRAP "$B/tests/test-proto"
+afalg-ready		unit		$TEST_WRAP "$B/tests/test-afalg-ready"
+seccomp			security	"$B/tests/test-seccomp"
 samples			samples
 diff-hash-skcipher	diff
 diff-aead-rng		diff
@@ -38,36 +46,74 @@ clients			real
 diff-more-algs		diff
 diff-kernel-names	diff
 diff-adiantum-aegis	diff
-diff-harness		diff
+# The differential harness itself: a known difference explains the steps
+# and fields it names, nothing else.
+diff-harness		diff		python3 tests/diff/test_known.py "$RUN"
 coverage		diff
 python			real
-bad-frames		security
-algctl			ctl
-dpdk			ctl
+# algd against malformed frames.
+bad-frames		security	python3 tests/proto/bad_frames.py
+# algctl, algd.conf and NETLINK_CRYPTO, against an algd of their own.
+algctl			ctl		env BUILD="$B" bash tests/ctl/algctl.sh
+# DPDK's software cryptodev devices as algd drivers, by their driver
+# names, against an algd of their own; skipped where algd has no DPDK or
+# EAL cannot start.
+dpdk			ctl		env BUILD="$B" bash tests/ctl/dpdk.sh
 threads			real
-ualg-run		ctl
-libualg			unit
-faults			security
-shm			security
-keys			security
-attack			security
-ownership		security
-limits			security
-fips			security
-key-serial		real
+# ualg-run's private algd (quiet, ends with the run) and fips_enabled.
+ualg-run		ctl		bash tests/ctl/ualg-run.sh "$B"
+# The native API (libualg): standard vectors through the shared rings, and
+# a hostile client rewriting them.
+libualg			unit		$TEST_WRAP "$B/tests/test-ualg"
+# algd as a security boundary: confinement, policy, key memory, killed
+# clients, a killed algd, 1000 sockets, a client that never reads.
+faults			security	"$RUN" python3 tests/security/faults.py "$B/src/algd/algd"
+# The shim's payload area: hostile frames, a thread rewriting it, AEAD tag
+# checks, then large transfers, splice and fork through the shim.
+shm			security	"$RUN" python3 tests/security/shm.py
+# Named keys: algctl key add/del/list, UALG_SET_KEY_BY_NAME, keyring
+# "ualg:NAME" references, allow lists, a memory scan after key del.
+keys			security	"$RUN" python3 tests/security/keys.py "$B/src/algd/algd" "$B/src/tools/algctl" "$B/src/lib/libualg.so"
+# algd shared by several users against a client speaking the frame
+# protocol directly: identity through op sockets and rings, algd's own uid,
+# attached descriptors, key bytes in the receive buffer, a planted socket
+# in a shared /tmp, the errno of a dead algd, --alg-allow on DRBGs.
+attack			security	python3 tests/security/attack.py "$B/src/algd/algd" "$B/src/tools/algctl" "$B/src/tools/ualg-run"
+# Objects two sockets share, and ADOPT (the in-process engine's handover)
+# from a client that skips the shim.
+ownership		security	python3 tests/security/ownership.py "$B/src/algd/algd"
+# What one uid can make algd hold (memory, key heap, fds, sockets, ring
+# workers and locks), and three uids sharing one algd under attack.
+limits			security	python3 tests/security/limits.py "$B/src/algd/algd" "$B/tests/ring-attack"
+# FIPS mode (algd --fips), against an algd of its own: approved algorithms
+# only, as Linux 6.1 with fips=1.
+fips			security	env BUILD="$B" bash tests/security/fips.sh
+# Linux 6.2's ALG_SET_KEY_BY_KEY_SERIAL, which ualg provides (6.1 lacks
+# it), with keys from the kernel keyring.
+key-serial		real		"$RUN" python3 tests/real/key_serial.py
 kcapi			real
 kcapi-aead		real
-install			deploy
+# make install into a DESTDIR, socket activation, the installed ualg-run,
+# pkg-config, man pages, the shim system-wide, algctl preload, the units.
+install			deploy		env BUILD="$B" bash tests/deploy/install.sh
 deb			deploy
 dpkg-root		deploy
-asym-unit		unit
-asym			real
-compress		real
-bench-png		tools
-supervise		supervise
+# akcipher, kpp and compression (ualg(7), EXTENSIONS): the core's
+# self-test vectors, libkcapi's calls against OpenSSL's command line, the
+# compressors against real peers (zlib, lz4, lzop, zstd).
+asym-unit		unit		$TEST_WRAP "$B/tests/test-asym"
+asym			real		python3 tests/real/asym.py "$B"
+compress		real		"$RUN" python3 tests/real/compress.py
+# ualg-bench --png: gnuplot's chart is a PNG (skipped without gnuplot).
+bench-png		tools		bash tests/tools/bench-png.sh "$B"
+# ualg-run --supervise: a static musl binary's raw system calls, through
+# seccomp user notification.
+supervise		supervise	env BUILD="$B" bash tests/supervise/run.sh
 cryptodev		cryptodev
 rfc-samples		rfc
-rfc-mode		rfc
+# RFC mode (ualg-run --rfc): states, blobs, ciphers, AEAD, blocking, the
+# 10 MiB three-process handover.
+rfc-mode		rfc		timeout 300 "$RUN" --rfc python3 tests/rfc/rfc.py
 engine			engine
 samples@algd		algd
 diff-hash-skcipher@algd	algd
@@ -82,7 +128,11 @@ kcapi@algd		algd
 kcapi-aead@algd		algd
 engine@algd		algd
 threads@algd		algd
-"
+END
+)
+
+# The suites' lines: NAME GROUP [COMMAND].
+lines() { grep -vE '^[[:space:]]*(#|$)' <<< "$SUITES"; }
 
 usage() {
 	echo "usage: tests/run-all.sh [--list] [[--suite] NAME|GROUP]... [--skip NAME|GROUP]..." >&2
@@ -90,18 +140,17 @@ usage() {
 }
 words() {	# a suite's name, else every suite of that group
 	local found="" name group
-	while read -r name group; do
-		[ -n "$name" ] || continue
+	while read -r name group _; do
 		[ "$name" = "$1" ] && { echo "$name"; return; }
 		[ "$group" = "$1" ] && found="$found $name"
-	done <<< "$SUITES"
+	done < <(lines)
 	[ -n "$found" ] || { echo "run-all.sh: no suite or group '$1' (see --list)" >&2; exit 2; }
 	echo "$found"
 }
 selected="" skipped="" meson=""
 while [ $# -gt 0 ]; do
 	case $1 in
-	--list) echo "$SUITES" | sed '/^$/d; s/\t\+/ /'; exit 0 ;;
+	--list) lines | awk '{ print $1, $2 }'; exit 0 ;;
 	--suite) [ $# -ge 2 ] || usage; selected="$selected $(words "$2")" || exit 2; meson=1; shift ;;
 	--suite=*) selected="$selected $(words "${1#--suite=}")" || exit 2; meson=1 ;;
 	--skip) [ $# -ge 2 ] || usage; skipped="$skipped $(words "$2")" || exit 2; shift ;;
@@ -110,7 +159,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ -n "${selected// /}" ] || selected=$(echo "$SUITES" | awk 'NF { print $1 }')
+[ -n "${selected// /}" ] || selected=$(lines | awk '{ print $1 }')
 for s in $skipped; do
 	selected=$(echo $selected | tr ' ' '\n' | grep -vxF -- "$s" | tr '\n' ' ')
 done
@@ -151,16 +200,19 @@ suite() {	# name command...
 	local name=$1; shift
 	echo "# $name"
 	"$@" > "$T/out" 2>&1
-	local rc=$? line
-	sed 's/^/    /' "$T/out"
-	count_skips "$T/out"
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$T/out" | tail -n 1)
+	count_suite "$name" $? "$T/out"
+}
+count_suite() {	# name exit-status file
+	local name=$1 rc=$2 line
+	sed 's/^/    /' "$3"
+	count_skips "$3"
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$3" | tail -n 1)
 	if [ -n "$line" ]; then
 		set -- $line
 		passed=$((passed + $1)); failed=$((failed + $3))
 		[ "$rc" = 0 ] || [ "$rc" = 77 ] || [ "$3" != 0 ] || { failed=$((failed + 1)); echo "not ok - $name exited $rc"; }
 	elif [ "$rc" = 77 ]; then	# skipped whole, as meson has it
-		grep -qE '^# skipped' "$T/out" || skip "$name"
+		grep -qE '^# skipped' "$3" || skip "$name"
 	else
 		result "$name" "$rc"
 	fi
@@ -172,10 +224,42 @@ tap() {	# title file command...
 	local title=$1 out="$T/$2"; shift 2
 	echo "# $title (TAP)"
 	"$@" > "$out" 2>&1
+	count_tap "$title" "$out"
+}
+count_tap() {	# title file
+	local title=$1 out=$2
 	sed 's/^/    /' "$out"
 	count_skips "$out"
 	passed=$((passed + $(grep -c '^ok ' "$out"))); failed=$((failed + $(grep -c '^not ok ' "$out")))
 	grep -q '^1\.\.' "$out" || result "$title ran to the end" 1
+}
+
+# A suite whose line in $SUITES gives its command: a test program of the
+# build (tests/meson.build) or a script, run with its output kept.  Its own
+# "N passed, N failed" line counts (as suite's); else numbered ok/not ok
+# lines or a plan make it a TAP program (as tap's); else its exit status
+# is one check, 77 meaning skipped.
+program() {	# name command...
+	local name=$1 out="$T/$1.out"; shift
+	"$@" > "$out" 2>&1
+	local rc=$?
+	if ! grep -qE '^[0-9]+ passed, [0-9]+ failed' "$out" && grep -qE '^(not )?ok [0-9]|^1\.\.[0-9]' "$out"; then
+		echo "# $name: $* (TAP)"
+		count_tap "$name" "$out"
+	else
+		echo "# $name: $*"
+		count_suite "$name" $rc "$out"
+	fi
+}
+# The command on a suite's line, its words expanded now.
+run_line() {	# name
+	local cmd
+	cmd=$(lines | awk -v n="$1" '$1 == n { sub(/^[^ \t]+[ \t]+[^ \t]+[ \t]*/, ""); print; exit }')
+	if [ -z "$cmd" ]; then
+		result "$1: neither a command in \$SUITES nor a function suite_${1//-/_}" 1
+		return
+	fi
+	eval "program \"\$1\" $cmd"
 }
 
 # The differential corpus: one file of cases against its golden file.
@@ -184,18 +268,8 @@ diffsuite() {	# title cases golden case-timeout
 		--check "tests/golden/$3" --known tests/diff/known-differences.txt --case-timeout "$4"
 }
 
-# ---- the suites, in the order of $SUITES
+# ---- the suites that are more than one command, in the order of $SUITES
 
-suite_core() { tap "core unit tests" core $TEST_WRAP "$B/tests/test-core"; }
-# Not under valgrind: it does not know the AVX-512 and seccomp system calls
-# these use.
-suite_ipsecmb() { tap "intel-ipsec-mb drivers against OpenSSL's" ipsecmb "$B/tests/test-ipsecmb"; }
-suite_kabi() { tap "the kernel's argument checks (src/kabi)" kabi $TEST_WRAP "$B/tests/test-kabi"; }
-suite_proto() { tap "the message decoders (src/proto/msg.c)" proto $TEST_WRAP "$B/tests/test-proto"; }
-suite_afalg_ready() {
-	tap "which calls would wait (alg_type.ready, src/afalg)" afalg-ready $TEST_WRAP "$B/tests/test-afalg-ready"
-}
-suite_seccomp() { tap "algd's seccomp filter" seccomp "$B/tests/test-seccomp"; }
 
 # The seed's samples print standard values: SHA-1("abc") (FIPS 180-2) and
 # RFC 3602 case 1.
@@ -205,12 +279,6 @@ suite_samples() {
 	[ "$out" = a9993e364706816aba3e25717850c26c9cd0d89d ]; result "seed hash sample: $out" $?
 	out=$("$RUN" $TEST_WRAP "$B/examples/cipher-sample" 2>&1)
 	[ "$out" = e353779c1079aeb82708942dbe77181a ]; result "seed cipher sample: $out" $?
-}
-
-# The differential harness itself: a known difference explains the steps
-# and fields it names, nothing else.
-suite_diff_harness() {
-	suite "run.py's known differences (tests/diff/test_known.py)" python3 tests/diff/test_known.py "$RUN"
 }
 
 suite_diff_hash_skcipher() {
@@ -262,8 +330,6 @@ suite_python() {
 	result "python test_socket LinuxKernelCryptoAPI matches tests/golden/python-test-socket-full.txt" $?
 }
 
-suite_bad_frames() { suite "algd against malformed frames" python3 tests/proto/bad_frames.py; }
-
 suite_diff_kernel_names() {
 	diffsuite "differential corpus vs Linux 6.1, the coverage list's added algorithms (tests/golden/kernel_names.txt)" \
 		cases_kernel_names.py kernel_names.txt 20
@@ -289,28 +355,6 @@ suite_coverage() {
 		env UALG_POLL_US=0 "$RUN" python3 tests/coverage/added_algs.py
 }
 
-# algctl, algd.conf and NETLINK_CRYPTO, against an algd of their own.
-suite_algctl() {
-	suite "algctl, algd administration and NETLINK_CRYPTO vs Linux 6.1 (tests/ctl/algctl.sh)" \
-		env BUILD="$B" bash tests/ctl/algctl.sh
-}
-
-# DPDK's software cryptodev devices as algd drivers, against an algd of
-# their own; skipped where algd has no DPDK or EAL cannot start.
-suite_dpdk() {
-	echo "# DPDK cryptodev devices as drivers, by their driver names (tests/ctl/dpdk.sh)"
-	env BUILD="$B" bash tests/ctl/dpdk.sh > "$T/out" 2>&1
-	local rc=$?
-	sed 's/^/    /' "$T/out"
-	if [ "$rc" = 77 ]; then
-		skip "$(sed -n 's/^# skipped: //p' "$T/out" | head -n 1)"
-		return
-	fi
-	set -- $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$T/out" | tail -n 1)
-	passed=$((passed + ${1:-0})); failed=$((failed + ${3:-0}))
-	[ "$rc" = 0 ] || [ "${3:-0}" != 0 ] || { failed=$((failed + 1)); echo "not ok - tests/ctl/dpdk.sh exited $rc"; }
-}
-
 # Threads sharing an op socket, and pthread_cancel() of calls blocked in
 # the shim (on op sockets and ordinary fds); close() of a socket other
 # threads are calling on; processes sharing one.
@@ -322,63 +366,6 @@ suite_threads() {
 	tap "processes sharing an op socket after fork and execve (tests/unit/test_shared_op.c, engine ${UALG_ENGINE:-auto})" \
 		shared-op timeout 300 "$RUN" $TEST_WRAP "$B/tests/test-shared-op"
 }
-# ualg-run's private algd (quiet, ends with the run) and fips_enabled.
-suite_ualg_run() {
-	suite "ualg-run's private algd and /proc/sys/crypto/fips_enabled (tests/ctl/ualg-run.sh)" \
-		bash tests/ctl/ualg-run.sh "$B"
-}
-
-# The native API (libualg): standard vectors through the shared rings, and
-# a hostile client rewriting them.
-suite_libualg() { suite "libualg ring API against algd" $TEST_WRAP "$B/tests/test-ualg"; }
-
-# algd as a security boundary: confinement, policy, key memory, killed
-# clients, a killed algd, 1000 sockets, a client that never reads.
-suite_faults() { suite "security and fault tests" "$RUN" python3 tests/security/faults.py "$B/src/algd/algd"; }
-
-# The shim's payload area: hostile frames, a thread rewriting it, AEAD tag
-# checks, then large transfers, splice and fork through the shim.
-suite_shm() {
-	suite "the shim's payload area against a hostile client, and through the shim" \
-		"$RUN" python3 tests/security/shm.py
-}
-
-# Named keys: algctl key add/del/list, UALG_SET_KEY_BY_NAME, keyring
-# "ualg:NAME" references, allow lists, a memory scan after key del.
-suite_keys() {
-	suite "named keys (tests/security/keys.py)" "$RUN" python3 tests/security/keys.py \
-		"$B/src/algd/algd" "$B/src/tools/algctl" "$B/src/lib/libualg.so"
-}
-
-# algd shared by several users against a client speaking the frame protocol
-# directly: identity through op sockets and rings, algd's own uid, attached
-# descriptors, key bytes in the receive buffer, a planted socket in a shared
-# /tmp, the errno of a dead algd, --alg-allow on DRBGs.
-suite_attack() {
-	suite "a hostile client of a shared algd (tests/security/attack.py)" python3 tests/security/attack.py \
-		"$B/src/algd/algd" "$B/src/tools/algctl" "$B/src/tools/ualg-run"
-}
-
-# Objects two sockets share, and ADOPT (the in-process engine's handover)
-# from a client that skips the shim.
-suite_ownership() {
-	suite "shared objects and ADOPT against a hostile client (tests/security/ownership.py)" \
-		python3 tests/security/ownership.py "$B/src/algd/algd"
-}
-
-# What one uid can make algd hold (memory, key heap, fds, sockets, ring
-# workers and locks), and three uids sharing one algd under attack.
-suite_limits() {
-	suite "per-uid resource limits (tests/security/limits.py)" python3 tests/security/limits.py \
-		"$B/src/algd/algd" "$B/tests/ring-attack"
-}
-
-# FIPS mode (algd --fips) against an algd of its own.
-suite_fips() { suite "algd --fips: approved algorithms only, as Linux 6.1 with fips=1" env BUILD="$B" bash tests/security/fips.sh; }
-
-# Linux 6.2's ALG_SET_KEY_BY_KEY_SERIAL, which ualg provides (6.1 lacks it).
-suite_key_serial() { suite "ALG_SET_KEY_BY_KEY_SERIAL with keys from the kernel keyring" "$RUN" python3 tests/real/key_serial.py; }
-
 # Debian's kcapi-tools on 0 B, 1 B and 1 MiB inputs (the 1 MiB runs go
 # through libkcapi's vmsplice/splice pipeline), recorded on the oracle.
 suite_kcapi() {
@@ -411,13 +398,6 @@ suite_kcapi_aead() {
 	fi
 }
 
-# make install into a DESTDIR, socket activation, the installed ualg-run,
-# pkg-config, man pages, the shim system-wide, algctl preload, the units.
-suite_install() {
-	suite "installed into a DESTDIR: socket activation, man pages, pkg-config, preload (tests/deploy/install.sh)" \
-		env BUILD="$B" bash tests/deploy/install.sh
-}
-
 # The Debian packages (make deb): built from a copy of the tree, their
 # contents, and unpacked: socket activation and pkg-config.
 have_debhelper() { command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null; }
@@ -445,28 +425,6 @@ suite_dpkg_root() {
 	fi
 }
 
-# akcipher, kpp and compression (ualg(7), EXTENSIONS): the core's self-test
-# vectors, libkcapi's calls against OpenSSL's command line, the compressors
-# against real peers.
-suite_asym_unit() { tap "akcipher, kpp and compression unit tests" asym $TEST_WRAP "$B/tests/test-asym"; }
-suite_asym() { suite "akcipher and kpp sockets against openssl (tests/real/asym.py)" python3 tests/real/asym.py "$B"; }
-suite_compress() {
-	suite "compression sockets against zlib, lz4, lzop, zstd (tests/real/compress.py)" \
-		"$RUN" python3 tests/real/compress.py
-}
-
-# ualg-bench --png: gnuplot's chart is a PNG (skipped without gnuplot).
-suite_bench_png() {
-	suite "ualg-bench --png writes a PNG (tests/tools/bench-png.sh)" bash tests/tools/bench-png.sh "$B"
-}
-
-# ualg-run --supervise: a static musl binary through seccomp user
-# notification.
-suite_supervise() {
-	suite "ualg-run --supervise: a static binary's raw system calls (tests/supervise/run.sh)" \
-		env BUILD="$B" bash tests/supervise/run.sh
-}
-
 # /dev/crypto: cryptodev-linux's ioctls against NIST CAVP and RFC vectors,
 # through the shim, and the same program static (musl) through
 # --supervise.  A program that never opens /dev/crypto does not load the
@@ -485,9 +443,7 @@ suite_cryptodev() {
 	[ "$n" = 0 ]; result "a program that never opens /dev/crypto does not load libualg-cryptodev.so" $?
 }
 
-# RFC mode: the 2010 mail's interface under ualg-run --rfc.  The mail's two
-# samples (examples/rfc/), then tests/rfc/rfc.py (states, blobs, ciphers,
-# AEAD, blocking, the 10 MiB three-process handover).
+# RFC mode: the 2010 mail's two samples (examples/rfc/) under ualg-run --rfc.
 suite_rfc_samples() {
 	local out want
 	out=$("$RUN" --rfc $TEST_WRAP "$B/examples/rfc-hash-sample" 2>&1)
@@ -498,7 +454,6 @@ decrypted a34dfa24847c365291ce1b54bcf8d9a75d861e5133cc3a74
 spliced a34dfa24847c365291ce1b54bcf8d9a75d861e5133cc3a74"
 	[ "$out" = "$want" ]; result "RFC mail's ccm(aes) AEAD sample: NIST CAVP VADT128 count 320, splice included" $?
 }
-suite_rfc_mode() { suite "RFC mode (tests/rfc/rfc.py)" timeout 300 "$RUN" --rfc python3 tests/rfc/rfc.py; }
 
 # algd's common path as tests/engine/syscalls.sh measured it ($1): at most
 # three system calls per emulated call (on an idle machine none: the shared
@@ -624,6 +579,11 @@ stop_algd() {
 # The suites that made no check and skipped some: all of them, and the
 # run (--suite) exits 77.
 skipped_suites=0
+run_one() {	# name: its function, else the command on its line
+	local fn=suite_${1//-/_}
+	if declare -F "$fn" > /dev/null; then "$fn"; else run_line "$1"; fi
+}
+
 run_suites() {	# name...
 	local s base start p f k
 	for s; do
@@ -633,9 +593,9 @@ run_suites() {	# name...
 		start=$SECONDS
 		if [ "$s" != "${s%@algd}" ]; then
 			echo "# ---- engine algd: $base"
-			UALG_ENGINE=algd "suite_$base"
+			UALG_ENGINE=algd run_one "${s%@algd}"
 		else
-			"suite_$base"
+			run_one "$s"
 		fi
 		echo "# ($s: $((SECONDS - start)) s)"
 		[ $passed = $p ] && [ $failed = $f ] && [ $skips != $k ] && skipped_suites=$((skipped_suites + 1))
