@@ -38,6 +38,9 @@ kabi			unit		$TEST_WRAP "$B/tests/test-kabi"
 proto			unit		$TEST_WRAP "$B/tests/test-proto"
 afalg-ready		unit		$TEST_WRAP "$B/tests/test-afalg-ready"
 seccomp			security	"$B/tests/test-seccomp"
+# The documents against the tree: README.md's layout table names every C
+# file of src/, tests/README.md's table of groups every group of this list.
+docs			docs		python3 tests/docs/check_docs.py
 samples			samples
 diff-hash-skcipher	diff
 diff-aead-rng		diff
