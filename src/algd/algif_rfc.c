@@ -466,7 +466,7 @@ static const struct afalg_mode rfc_mode = {
 	.find_type = afalg_rfc_find_type,
 	.exportable_hashes = true,
 	.bound = rfc_bound,
-	.setsockopt = rfc_setsockopt,
+	.setsockopt = rfc_serve_setsockopt,
 	.accept_check = rfc_accept_check,
 	.release = rfc_free,
 };

@@ -1,5 +1,5 @@
 /* algd's request dispatch: parsing a frame and the handlers of the
- * control requests (see dispatch.h); the data path is transfer.c's,
+ * control requests (see dispatch.h); the data path is transfer_serve.c's,
  * waiting wait.c's, the shared memory payload.c's. */
 #include "dispatch.h"
 #include "admin.h"
@@ -12,7 +12,7 @@
 #include "offload.h"
 #include "policy.h"
 #include "ring.h"
-#include "transfer.h"
+#include "transfer_serve.h"
 #include "wait.h"
 #include "kabi.h"
 #include "msg.h"
@@ -337,16 +337,16 @@ static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *f
 	case UALG_MSG_ACCEPT: return on_accept(c, blen);
 	case UALG_MSG_SEND:
 		d->spin_until = now_us() + ring_poll_us();
-		return transfer_send(d, c, body, blen, false, req);
+		return transfer_serve_send(d, c, body, blen, false, req);
 	case UALG_MSG_RECV:
 		d->spin_until = now_us() + ring_poll_us();
-		return transfer_recv(d, c, body, blen, false, req);
+		return transfer_serve_recv(d, c, body, blen, false, req);
 	case UALG_MSG_SEND_SHM:
 		d->spin_until = now_us() + ring_poll_us();
-		return transfer_send(d, c, body, blen, true, req);
+		return transfer_serve_send(d, c, body, blen, true, req);
 	case UALG_MSG_RECV_SHM:
 		d->spin_until = now_us() + ring_poll_us();
-		return transfer_recv(d, c, body, blen, true, req);
+		return transfer_serve_recv(d, c, body, blen, true, req);
 	case UALG_MSG_SHM_SETUP: return payload_setup(c, blen);
 	case UALG_MSG_NOTIFY_SETUP: return notify_setup(c, blen);
 	case UALG_MSG_CONTROL_SETUP: return control_setup(c, blen);

@@ -48,6 +48,6 @@ static inline struct rfc_tfm *tfm_rfc(const struct alg_sock *op)
 }
 
 /* The mode's setsockopt (afalg_mode.setsockopt). */
-int rfc_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v);
+int rfc_serve_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v);
 
 #endif

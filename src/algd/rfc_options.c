@@ -97,7 +97,7 @@ static int op_option(struct alg_sock *op, bool is_op, const struct afalg_optval 
 	return 0;
 }
 
-int rfc_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v)
+int rfc_serve_setsockopt(struct alg_sock *sk, int level, int optname, const struct afalg_optval *v)
 {
 	if (level != KABI_SOL_ALG)
 		return -ENOPROTOOPT;

@@ -1,7 +1,7 @@
 /* Parked requests: kept, run again and cancelled (see wait.h). */
 #include "wait.h"
 #include "offload.h"
-#include "transfer.h"
+#include "transfer_serve.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -112,10 +112,10 @@ int wait_cancel(struct conn *c, size_t len)
 			struct ualg_recv m;
 			struct recv_dest dest;
 			/* Parsed when it parked: the area has not changed since. */
-			transfer_parse_recv(c, pk->frame + sizeof(*h), pk->len - sizeof(*h),
-					    h->type == UALG_MSG_RECV_SHM, &m, &dest);
-			r = transfer_answer_recv(c, &dest, 0, result,
-						 pk->req.recv_out ? pk->req.recv_out : dest.area, m.len);
+			transfer_serve_parse_recv(c, pk->frame + sizeof(*h), pk->len - sizeof(*h),
+						  h->type == UALG_MSG_RECV_SHM, &m, &dest);
+			r = transfer_serve_answer_recv(c, &dest, 0, result,
+						       pk->req.recv_out ? pk->req.recv_out : dest.area, m.len);
 		} else {
 			r = conn_reply(c, h->type, 0, result, NULL, 0, -1);
 		}

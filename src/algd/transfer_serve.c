@@ -1,14 +1,14 @@
 /* SEND and RECV requests, inline or through the payload area (see
- * transfer.h). */
-#include "transfer.h"
+ * transfer_serve.h). */
+#include "transfer_serve.h"
 #include "fast.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-int transfer_send(struct dispatcher *d, struct conn *c, const uint8_t *body, size_t len, bool shm,
-		  struct request *req)
+int transfer_serve_send(struct dispatcher *d, struct conn *c, const uint8_t *body, size_t len, bool shm,
+			struct request *req)
 {
 	struct ualg_send_msg sm;
 
@@ -71,8 +71,8 @@ static int send_answer(struct conn *c, const struct recv_dest *dest, uint16_t fl
 	return conn_reply(c, dest->type, flags, result, NULL, 0, -1);
 }
 
-int transfer_answer_recv(struct conn *c, const struct recv_dest *dest, uint16_t flags,
-			 int32_t result, uint8_t *out, size_t part)
+int transfer_serve_answer_recv(struct conn *c, const struct recv_dest *dest, uint16_t flags,
+			       int32_t result, uint8_t *out, size_t part)
 {
 	const size_t n = result > 0 ? (size_t)result : 0;
 	const size_t first = n < part ? n : part;
@@ -108,8 +108,8 @@ static int send_rest(struct conn *c, const struct recv_dest *dest, size_t len)
 	return s ? -1 : 0;
 }
 
-bool transfer_parse_recv(const struct conn *c, const uint8_t *body, size_t len, bool shm,
-			 struct ualg_recv *m, struct recv_dest *dest)
+bool transfer_serve_parse_recv(const struct conn *c, const uint8_t *body, size_t len, bool shm,
+			       struct ualg_recv *m, struct recv_dest *dest)
 {
 	struct ualg_recv_msg rm;
 
@@ -123,14 +123,14 @@ bool transfer_parse_recv(const struct conn *c, const uint8_t *body, size_t len, 
 	return dest->area != NULL;
 }
 
-int transfer_recv(struct dispatcher *d, struct conn *c, const uint8_t *body, size_t len, bool shm,
-		  struct request *req)
+int transfer_serve_recv(struct dispatcher *d, struct conn *c, const uint8_t *body, size_t len, bool shm,
+			struct request *req)
 {
 	struct ualg_recv m;
 	struct recv_dest dest;
 	bool trunc = false;
 
-	if (!transfer_parse_recv(c, body, len, shm, &m, &dest))
+	if (!transfer_serve_parse_recv(c, body, len, shm, &m, &dest))
 		return -1;
 	if (m.flags & UALG_RECV_REST)
 		return send_rest(c, &dest, m.len);
@@ -157,5 +157,5 @@ int transfer_recv(struct dispatcher *d, struct conn *c, const uint8_t *body, siz
 			   &req->progress);
 	if (r == AFALG_WAIT)
 		return DISPATCH_PARKED;
-	return transfer_answer_recv(c, &dest, trunc ? UALG_HDR_TRUNC : 0, r, out, m.len);
+	return transfer_serve_answer_recv(c, &dest, trunc ? UALG_HDR_TRUNC : 0, r, out, m.len);
 }
