@@ -1,7 +1,7 @@
 /* algd's connection table and each client uid's share of it (see
  * conn.h). */
 #include "conn.h"
-#include "fast.h"
+#include "fast_serve.h"
 #include "offload.h"
 #include "payload.h"
 #include "proto.h"
@@ -253,7 +253,7 @@ void conn_close(struct conn *c)
 	ring_release(c->ring);
 	payload_drop(c);
 	notify_drop(c);
-	fast_drop(c);
+	fast_serve_drop(c);
 	parked_free(c->parked);
 	c->parked = NULL;
 	chan_unlink(c);
@@ -304,7 +304,7 @@ int conn_reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result,
 
 	control_publish();
 	if (c->fast_serving)
-		return fast_reply(c, type, flags, result, data, len, fd);
+		return fast_serve_reply(c, type, flags, result, data, len, fd);
 	int r = ualg_frame_send(c->fd, type, UALG_HDR_REPLY | flags, result, &part, len ? 1 : 0, fd);
 	if (c->notify)	/* after the send: a client that sees it finds the reply */
 		atomic_fetch_add_explicit(c->notify, 1, memory_order_release);

@@ -59,7 +59,7 @@ struct conn {
 	struct ring *ring;	/* native ring API, once set up */
 	uint8_t *shm;		/* the shim's payload area (SHM_SETUP), or NULL */
 	_Atomic uint32_t *notify;	/* NOTIFY_SETUP's counter, or NULL */
-	struct ualg_fast *fast;	/* FAST_SETUP's page, or NULL (fast.h) */
+	struct ualg_fast *fast;	/* FAST_SETUP's page, or NULL (fast_serve.h) */
 	uint32_t fast_seen;	/* the page's last request served: its req_seq */
 	bool fast_serving;	/* replies go to the page */
 	bool fast_answered;	/* the page's request has its reply */

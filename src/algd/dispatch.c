@@ -6,7 +6,7 @@
 #include "algd_afalg.h"
 #include "clock.h"
 #include "engine_ctl.h"
-#include "fast.h"
+#include "fast_serve.h"
 #include "keystore.h"
 #include "log.h"
 #include "offload.h"
@@ -350,8 +350,8 @@ static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *f
 	case UALG_MSG_SHM_SETUP: return payload_setup(c, blen);
 	case UALG_MSG_NOTIFY_SETUP: return notify_setup(c, blen);
 	case UALG_MSG_CONTROL_SETUP: return control_setup(c, blen);
-	case UALG_MSG_FAST_SETUP: return fast_setup(c, blen);
-	case UALG_MSG_FAST_KICK: return fast_kick(c, blen);
+	case UALG_MSG_FAST_SETUP: return fast_serve_setup(c, blen);
+	case UALG_MSG_FAST_KICK: return fast_serve_kick(c, blen);
 	case UALG_MSG_POLL: return on_poll(c, blen);
 	case UALG_MSG_CANCEL: return wait_cancel(c, blen);
 	case UALG_MSG_ALG_GET:
@@ -451,7 +451,7 @@ void dispatch_readable(struct dispatcher *d, struct conn *c)
 	case SETTLE_DONE: break;
 	}
 	wait_wake_channels(d, chans, c);
-	if (c->fast_kicked && fast_serve(d, c) < 0)
+	if (c->fast_kicked && fast_serve_request(d, c) < 0)
 		conn_close(c);
 out:
 	ualg_wipe(d->rxbuf, used);

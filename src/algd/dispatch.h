@@ -32,7 +32,7 @@ struct request {
 
 struct dispatcher {
 	_Alignas(8) uint8_t rxbuf[UALG_FRAME_MAX];	/* the frame: header, then body */
-	_Alignas(8) uint8_t fastbuf[UALG_FAST_FRAME_MAX];	/* a shared page's request (fast.h) */
+	_Alignas(8) uint8_t fastbuf[UALG_FAST_FRAME_MAX];	/* a shared page's request (fast_serve.h) */
 	uint8_t *recvbuf;	/* output of the receive being served */
 	size_t recvbuf_cap;
 	struct payload_copy copy;	/* a payload area's input */

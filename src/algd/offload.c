@@ -2,7 +2,7 @@
  * their completion on the event loop (see offload.h). */
 #include "offload.h"
 #include "account.h"
-#include "fast.h"
+#include "fast_serve.h"
 #include "algd_afalg.h"
 #include "kabi.h"
 #include "log.h"
@@ -392,8 +392,8 @@ void offload_complete(struct dispatcher *d)
 		if (outcome == SETTLE_RETRY && !c->closed && !c->busy && c->parked)
 			wait_retry(d, c);	/* may hand it over again */
 		wait_wake_channels(d, chans, c);
-		/* A request its page got meanwhile (fast.c left it there). */
-		if (c->fast && !c->closed && !c->busy && fast_serve(d, c) < 0)
+		/* A request its page got meanwhile (fast_serve.c left it there). */
+		if (c->fast && !c->closed && !c->busy && fast_serve_request(d, c) < 0)
 			conn_close(c);
 	}
 	/* They look again at their children. */

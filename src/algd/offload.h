@@ -58,7 +58,8 @@ void offload_set_owner(uid_t uid);
 bool offload_wanted(const struct conn *c, const uint8_t *frame, size_t len);
 
 /* A request of c's tree is on the worker: the event loop must not touch
- * its transform (fast.c declines the shared page's requests meanwhile). */
+ * its transform (fast_serve.c declines the shared page's requests
+ * meanwhile). */
 bool offload_tree_busy(const struct conn *c);
 
 /* Hands c's request to the worker: the frame (copied, charged to the

@@ -1,7 +1,7 @@
 /* The daemon's event loop: one epoll set serving every connection (their
  * table is conn.c's, what they ask dispatch.c's), the listener's new
  * clients, signals, and the busy-poll that follows a data request. */
-#include "fast.h"
+#include "fast_serve.h"
 #include "server.h"
 #include "payload.h"
 #include "closer.h"
@@ -139,7 +139,7 @@ static void spin_result(bool found)
 }
 
 /* Busy-polls until the dispatcher's deadline (dispatch.h), serving the
- * shared pages of the connections it served meanwhile (fast.h), then
+ * shared pages of the connections it served meanwhile (fast_serve.h), then
  * sleeps; never while connections wait for their turn. */
 static int next_events(struct epoll_event *evs, int max)
 {
@@ -159,14 +159,14 @@ static int next_events(struct epoll_event *evs, int max)
 				spin_result(true);
 			return n;
 		}
-		if (fast_poll(&disp)) {
+		if (fast_serve_poll(&disp)) {
 			if (!skip)
 				spin_result(true);
 			continue;
 		}
 		if (now_us() < disp.spin_until) {
 			sched_yield();
-		} else if (!fast_unwatch()) {
+		} else if (!fast_serve_unwatch()) {
 			disp.spin_until = 0;
 			if (!skip)
 				spin_result(false);

@@ -1,7 +1,7 @@
 /* SEND and RECV requests, inline or through the payload area (see
  * transfer_serve.h). */
 #include "transfer_serve.h"
-#include "fast.h"
+#include "fast_serve.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -47,7 +47,7 @@ int transfer_serve_send(struct dispatcher *d, struct conn *c, const uint8_t *bod
 	if (!s.first && !c->sending)
 		return -1;
 	if (c->fast_serving && !afalg_ready(c->sk, true, dlen))
-		return fast_decline(c, UALG_MSG_SEND);
+		return fast_serve_decline(c, UALG_MSG_SEND);
 	int r = afalg_send(c->sk, &s, &req->progress);
 	if (data == d->copy.buf)
 		ualg_wipe(d->copy.buf, dlen);
@@ -141,7 +141,7 @@ int transfer_serve_recv(struct dispatcher *d, struct conn *c, const uint8_t *bod
 	/* Declined before anything changes, the remainder of an earlier
 	 * answer included. */
 	if (c->fast_serving && !afalg_ready(c->sk, false, req->recv_len))
-		return fast_decline(c, dest.type);
+		return fast_serve_decline(c, dest.type);
 	conn_rest_drop(c);
 	/* Whole-buffer types (AEAD) compute in algd's memory, so that
 	 * nothing but the released result reaches the area; the others

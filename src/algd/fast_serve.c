@@ -1,5 +1,5 @@
-/* The shared request page of an op socket (see fast.h). */
-#include "fast.h"
+/* The shared request page of an op socket (see fast_serve.h). */
+#include "fast_serve.h"
 #include "offload.h"
 #include "log.h"
 #include "msg.h"
@@ -46,14 +46,14 @@ static void unwatch_one(unsigned i)
 	hot[i] = hot[--nhot];
 }
 
-int fast_setup(struct conn *c, size_t len)
+int fast_serve_setup(struct conn *c, size_t len)
 {
 	void *map;
 
 	if (ualg_decode_empty(len))
 		return -1;
 	/* No request of the page is ever parked: the type must say which
-	 * would wait (fast_decline()). */
+	 * would wait (fast_serve_decline()). */
 	if (!afalg_knows_ready(c->sk) || afalg_mode_of(c->sk))
 		return conn_reply(c, UALG_MSG_FAST_SETUP, 0, -EOPNOTSUPP, NULL, 0, -1) ? -1 : 0;
 	if (c->fast)
@@ -68,7 +68,7 @@ int fast_setup(struct conn *c, size_t len)
 	return r ? -1 : 0;
 }
 
-void fast_drop(struct conn *c)
+void fast_serve_drop(struct conn *c)
 {
 	if (!c->fast)
 		return;
@@ -83,7 +83,7 @@ void fast_drop(struct conn *c)
 	c->fast = NULL;
 }
 
-int fast_kick(struct conn *c, size_t len)
+int fast_serve_kick(struct conn *c, size_t len)
 {
 	if (ualg_decode_empty(len) || !c->fast)
 		return -1;
@@ -100,7 +100,7 @@ static bool servable(const struct conn *c)
 	return c->fast && !c->closed && !c->busy;
 }
 
-int fast_serve(struct dispatcher *d, struct conn *c)
+int fast_serve_request(struct dispatcher *d, struct conn *c)
 {
 	struct ualg_fast *f = c->fast;
 
@@ -125,7 +125,7 @@ int fast_serve(struct dispatcher *d, struct conn *c)
 	c->fast_answered = false;
 	/* The worker has the transform: the client sends it on the socket,
 	 * where it joins the worker's queue (offload_wanted()). */
-	int r = offload_tree_busy(c) ? fast_decline(c, h.type) : dispatch(d, c, d->fastbuf, h.len, &req);
+	int r = offload_tree_busy(c) ? fast_serve_decline(c, h.type) : dispatch(d, c, d->fastbuf, h.len, &req);
 	c->fast_serving = false;
 	ualg_wipe(d->fastbuf, h.len);
 	/* Neither waits (declined before) nor goes unanswered (no
@@ -143,13 +143,13 @@ int fast_serve(struct dispatcher *d, struct conn *c)
 	return 1;
 }
 
-int fast_decline(struct conn *c, uint16_t type)
+int fast_serve_decline(struct conn *c, uint16_t type)
 {
 	return conn_reply(c, type, UALG_HDR_SOCKET, 0, NULL, 0, -1) ? -1 : 0;
 }
 
-int fast_reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result, const void *data,
-	       size_t len, int fd)
+int fast_serve_reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result, const void *data,
+		     size_t len, int fd)
 {
 	struct ualg_fast *f = c->fast;
 	struct ualg_hdr h = { .len = (uint32_t)(sizeof(h) + len), .type = type,
@@ -166,7 +166,7 @@ int fast_reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result, co
 	return 0;
 }
 
-unsigned fast_poll(struct dispatcher *d)
+unsigned fast_serve_poll(struct dispatcher *d)
 {
 	unsigned served = 0;
 
@@ -174,7 +174,7 @@ unsigned fast_poll(struct dispatcher *d)
 		struct conn *c = hot[i];
 		if (atomic_load_explicit(&c->fast->req_seq, memory_order_relaxed) == c->fast_seen)
 			continue;
-		const int r = fast_serve(d, c);
+		const int r = fast_serve_request(d, c);
 		if (r < 0)
 			conn_close(c);	/* takes it off the list: look at slot i again */
 		i -= !c->fast;
@@ -183,7 +183,7 @@ unsigned fast_poll(struct dispatcher *d)
 	return served;
 }
 
-bool fast_unwatch(void)
+bool fast_serve_unwatch(void)
 {
 	for (unsigned i = 0; i < nhot; i++)
 		atomic_store(&hot[i]->fast->polling, 0);
