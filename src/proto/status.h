@@ -20,7 +20,7 @@
 #include <sys/types.h>
 
 /* afalg_send()/afalg_recv() (a type's send or recv, afalg_tx_*()) where the
- * kernel would sleep: algd parks the request (transfer.c), the shim's
+ * kernel would sleep: algd parks the request (transfer_serve.c), the shim's
  * engine waits for the socket to change (inproc.c); each calls again with
  * the same progress. */
 #define AFALG_WAIT (-100000)
@@ -43,7 +43,7 @@
  * be read, or algd would wait): the caller (client.c) sends it there. */
 #define FAST_DECLINED (-(ssize_t)INT_MAX)
 
-/* algd's data handlers (transfer.c), through dispatch(), for a call that
+/* algd's data handlers (transfer_serve.c), through dispatch(), for a call that
  * waits: dispatch_settle() parks it (wait.h); wait_rerun() keeps it. */
 #define DISPATCH_PARKED 1
 /* dispatch() for a ring control request whose ring's lock its worker
