@@ -45,10 +45,11 @@ static int32_t run_hash(struct ring *r, struct ring_tfm *t, const struct ualg_sq
 	return (int32_t)t->digestsize;
 }
 
-static int32_t run_cipher(struct ring *r, const struct ring_tfm *t, const struct ualg_sqe *q)
+/* A skcipher request's checks, alone or in a group; its IV into iv, read
+ * once (the client may rewrite it meanwhile). */
+static int32_t cipher_check(const struct ring *r, const struct ring_tfm *t, const struct ualg_sqe *q,
+			    uint8_t iv[UALG_MAX_IVSIZE])
 {
-	uint8_t iv[UALG_MAX_IVSIZE];
-
 	if (t->type != UALG_ALG_SKCIPHER || q->len > INT32_MAX)
 		return -EINVAL;
 	if (!range_ok(r, q->src, q->len) || !range_ok(r, q->dst, q->len) ||
@@ -56,9 +57,17 @@ static int32_t run_cipher(struct ring *r, const struct ring_tfm *t, const struct
 		return -EFAULT;
 	if (!overlap_ok(q->src, q->len, q->dst, q->len))
 		return -EINVAL;
-	/* The IV is read once: the client may rewrite it meanwhile. */
 	if (t->ivsize)
 		memcpy(iv, r->buf + q->iv, t->ivsize);
+	return 0;
+}
+
+static int32_t run_cipher(struct ring *r, const struct ring_tfm *t, const struct ualg_sqe *q)
+{
+	uint8_t iv[UALG_MAX_IVSIZE];
+	int32_t bad = cipher_check(r, t, q, iv);
+	if (bad)
+		return bad;
 	int err = ualg_skcipher_crypt(t->tfm, q->opcode == UALG_OP_ENCRYPT, iv,
 				      r->buf + q->src, r->buf + q->dst, q->len);
 	return err ? err : (int32_t)q->len;
@@ -224,15 +233,9 @@ static int32_t group_add(struct ring *r, struct group *g, const struct ualg_sqe 
 			return -EFAULT;
 		g->hash[i] = (struct ualg_digest_req){ .data = r->buf + q->src, .len = q->len, .out = g->digest[i] };
 	} else if (q->opcode == UALG_OP_ENCRYPT || q->opcode == UALG_OP_DECRYPT) {
-		if (q->len > INT32_MAX)
-			return -EINVAL;
-		if (!range_ok(r, q->src, q->len) || !range_ok(r, q->dst, q->len) ||
-		    (t->ivsize && !range_ok(r, q->iv, t->ivsize)))
-			return -EFAULT;
-		if (!overlap_ok(q->src, q->len, q->dst, q->len))
-			return -EINVAL;
-		if (t->ivsize)
-			memcpy(g->iv[i], r->buf + q->iv, t->ivsize);
+		int32_t bad = cipher_check(r, t, q, g->iv[i]);
+		if (bad)
+			return bad;
 		g->sk[i] = (struct ualg_skcipher_req){ .iv = g->iv[i], .src = r->buf + q->src,
 						       .dst = r->buf + q->dst, .len = q->len };
 	} else {
