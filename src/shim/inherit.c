@@ -143,19 +143,28 @@ static void for_each_passed(const struct msghdr *msg, void (*fn)(int fd))
 	}
 }
 
+static int passed_via;	/* the socket the fds came through (one recvmsg() at a time) */
+
 static void adopt_one_passed(int fd)
 {
-	if (!afd_is_ours(fd) && candidate(fd)) {
-		pid_t algd = algd_pid();
-		if (algd > 0 && peer_pid(fd) == algd)
-			adopt(fd);
-	}
+	if (afd_is_ours(fd) || !candidate(fd))
+		return;
+	pid_t algd = algd_pid();
+	/* What algd itself passes is its protocol's own (libualg, a client
+	 * that speaks the frames directly), never a socket to adopt. */
+	if (algd > 0 && peer_pid(fd) == algd && peer_pid(passed_via) != algd)
+		adopt(fd);
 }
 
-void shim_adopt_passed(const struct msghdr *msg)
+void shim_adopt_passed(int via, const struct msghdr *msg)
 {
-	if (msg && msg->msg_control && msg->msg_controllen >= CMSG_LEN(0) && shim_active())
-		for_each_passed(msg, adopt_one_passed);
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	if (!msg || !msg->msg_control || msg->msg_controllen < CMSG_LEN(0) || !shim_active())
+		return;
+	pthread_mutex_lock(&lock);
+	passed_via = via;
+	for_each_passed(msg, adopt_one_passed);
+	pthread_mutex_unlock(&lock);
 }
 
 static void pass_one(int fd)

@@ -388,11 +388,11 @@ bool shim_nonblocking(int fd, struct afd *a);
 
 /* inherit.c: adopts the algd connections a program inherited across
  * execve, which leaves the fd table empty (run once at load), and those a
- * recvmsg() received with SCM_RIGHTS (its control data, as the kernel
- * wrote it).  shim_before_passing(): the emulated sockets among the fds a
+ * recvmsg() on via received with SCM_RIGHTS from another process than
+ * algd (its control data, as the kernel wrote it).  shim_before_passing(): the emulated sockets among the fds a
  * sendmsg() passes become algd's, with their state, first. */
 void shim_adopt_inherited(void);
-void shim_adopt_passed(const struct msghdr *msg);
+void shim_adopt_passed(int via, const struct msghdr *msg);
 void shim_before_passing(const struct msghdr *msg);
 
 /* Copies from the caller's memory, -EFAULT where it cannot be read. */

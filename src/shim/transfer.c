@@ -250,7 +250,7 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	if (!a) {
 		ssize_t r = next.recvmsg(fd, msg, flags);
 		if (r >= 0)
-			shim_adopt_passed(msg);
+			shim_adopt_passed(fd, msg);
 		return r;
 	}
 	ssize_t n;
