@@ -467,8 +467,12 @@ static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct
 				continue;
 			}
 		}
-		ssize_t n = ualg_frame_recv(fd, h, x->rbody, x->nrbody, x->want_fd ? &x->rfd : NULL,
-					    x->cloexec);
+		/* Never a blocking receive with the lock held: the reply peeked
+		 * may have been another thread's, taken since (its request no
+		 * longer in flight), and the next may need a call of another
+		 * thread, which needs the lock. */
+		ssize_t n = ualg_frame_recv_now(fd, h, x->rbody, x->nrbody, x->want_fd ? &x->rfd : NULL,
+						x->cloexec);
 		if (n == -EAGAIN || (n == -EINTR && !interruptible))
 			continue;
 		if (n > 0 && is_behind(h)) {
