@@ -126,6 +126,12 @@ static bool loaded(void)
 static void handover(struct inproc_tfm *tree);
 static void changed(struct inproc_tfm *t);
 
+/* The transform tree a (a transform or an op socket) belongs to, or NULL. */
+static struct inproc_tfm *tree_of(const struct afd *a)
+{
+	return a->ipo ? a->ipo->t : a->ipt;
+}
+
 static void tfm_put(struct inproc_tfm *t)
 {
 	if (!t || atomic_fetch_sub(&t->refs, 1) != 1)
@@ -468,7 +474,7 @@ int inproc_authsize_local(struct afd *a, unsigned authsize)
 
 int inproc_accept_local(struct afd *parent, struct afd *a)
 {
-	struct inproc_tfm *t = parent->op ? parent->ipo->t : parent->ipt;
+	struct inproc_tfm *t = tree_of(parent);
 	struct alg_sock *src, *op = NULL;
 	pthread_mutex_lock(&t->lock);
 	src = parent->op ? parent->ipo->op : t->twin;
@@ -490,12 +496,12 @@ int inproc_accept_local(struct afd *parent, struct afd *a)
 
 const void *inproc_tree(const struct afd *a)
 {
-	return a->ipo ? (const void *)a->ipo->t : (const void *)a->ipt;
+	return tree_of(a);
 }
 
 int inproc_replay(struct afd *via, int fd, const struct afd *member)
 {
-	struct inproc_tfm *t = member->ipo ? member->ipo->t : member->ipt;
+	struct inproc_tfm *t = tree_of(member);
 	if (!t || !t->bound)
 		return 0;
 	pthread_mutex_lock(&t->lock);
@@ -797,7 +803,7 @@ void inproc_handover_all(void)
 
 void inproc_handover_of(struct afd *a)
 {
-	struct inproc_tfm *t = a->ipo ? a->ipo->t : a->ipt;
+	struct inproc_tfm *t = tree_of(a);
 	if (t && eng)
 		handover(t);
 }
