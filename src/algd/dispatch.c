@@ -329,6 +329,10 @@ static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *f
 
 	if (h.flags || h.result)
 		return -1;	/* requests carry neither */
+	/* The client's next request is likely on its way (a socket's set-up
+	 * is a few requests in a row, data calls follow each other): the
+	 * loop polls for it a while before it sleeps (server.c). */
+	d->spin_until = now_us() + ring_poll_us();
 	if (!c->greeted)
 		return h.type == UALG_MSG_HELLO ? on_hello(c, body, blen) : -1;
 	switch (h.type) {
@@ -336,16 +340,12 @@ static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *f
 	case UALG_MSG_SETSOCKOPT: return on_setsockopt(c, body, blen);
 	case UALG_MSG_ACCEPT: return on_accept(c, blen);
 	case UALG_MSG_SEND:
-		d->spin_until = now_us() + ring_poll_us();
 		return transfer_serve_send(d, c, body, blen, false, req);
 	case UALG_MSG_RECV:
-		d->spin_until = now_us() + ring_poll_us();
 		return transfer_serve_recv(d, c, body, blen, false, req);
 	case UALG_MSG_SEND_SHM:
-		d->spin_until = now_us() + ring_poll_us();
 		return transfer_serve_send(d, c, body, blen, true, req);
 	case UALG_MSG_RECV_SHM:
-		d->spin_until = now_us() + ring_poll_us();
 		return transfer_serve_recv(d, c, body, blen, true, req);
 	case UALG_MSG_SHM_SETUP: return payload_setup(c, blen);
 	case UALG_MSG_NOTIFY_SETUP: return notify_setup(c, blen);
@@ -386,7 +386,6 @@ static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *f
 	case UALG_MSG_RFC_LISTEN: return on_rfc_mode(c, h.type, blen);
 	case UALG_MSG_RFC_WRITE:
 	case UALG_MSG_RFC_READ:
-		d->spin_until = now_us() + ring_poll_us();	/* a data request, as SEND */
 		return on_rfc_io(d, c, h.type, body, blen);
 	default: return -1;
 	}

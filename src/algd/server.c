@@ -14,6 +14,7 @@
 #include "listener.h"
 #include "log.h"
 #include "offload.h"
+#include "ring.h"
 #include "sandbox.h"
 
 #include <errno.h>
@@ -94,6 +95,7 @@ static void on_connection(int fd)
 
 static void on_listener(int lfd)
 {
+	disp.spin_until = now_us() + ring_poll_us();	/* its HELLO follows (dispatch.h) */
 	for (;;) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0) {

@@ -165,16 +165,19 @@ ssize_t ualg_frame_recv_nofd(int sock, struct ualg_hdr *hdr, const struct iovec 
 	return frame_recv(sock, hdr, body, nbody, NULL, MSG_CMSG_CLOEXEC, dispose, arg);
 }
 
-int ualg_hello(int sock)
+int ualg_hello_send(int sock)
 {
 	struct ualg_hello hello = { UALG_PROTO_MAGIC, UALG_PROTO_VERSION, UALG_ROLE_AFALG };
 	struct iovec part = { &hello, sizeof(hello) };
-	struct ualg_hdr h;
 	int r = ualg_frame_send(sock, UALG_MSG_HELLO, 0, 0, &part, 1, -1);
 
 	/* A refusing algd may have hung up already, its answer still queued. */
-	if (r && r != -EPIPE && r != -ECONNRESET)
-		return r;
+	return r && r != -EPIPE && r != -ECONNRESET ? r : 0;
+}
+
+int ualg_hello_answer(int sock)
+{
+	struct ualg_hdr h;
 	ssize_t n;
 	do
 		n = ualg_frame_recv(sock, &h, NULL, 0, NULL, 1);
@@ -188,6 +191,12 @@ int ualg_hello(int sock)
 	if (n > 0 && h.type == UALG_MSG_HELLO && h.result < 0 && h.result > -4096)
 		return h.result;	/* refused: by policy (EACCES) or a limit (EMFILE) */
 	return n > 0 && h.type == UALG_MSG_HELLO && h.result == UALG_PROTO_VERSION ? 0 : -EPROTO;
+}
+
+int ualg_hello(int sock)
+{
+	int r = ualg_hello_send(sock);
+	return r ? r : ualg_hello_answer(sock);
 }
 
 int ualg_admin_call(int sock, uint16_t type, const struct ualg_alg_req *q,

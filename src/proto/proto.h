@@ -580,6 +580,9 @@ ssize_t ualg_frame_recv_nofd(int sock, struct ualg_hdr *hdr, const struct iovec 
  * this protocol version, algd's -errno when it refuses the client (EACCES
  * by policy, EMFILE over its socket limit), or -errno of the exchange. */
 int ualg_hello(int sock);
+/* Its two halves, for a client that waits between them its own way. */
+int ualg_hello_send(int sock);
+int ualg_hello_answer(int sock);
 
 /* One administration request on a greeted connection: sends q, receives
  * the reply's data into out (outsize bytes) and its length into *outlen.

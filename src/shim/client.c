@@ -23,6 +23,10 @@ static void debug(const char *fmt, const char *arg, int err)
 		fprintf(stderr, "ualg: %s%s: %s\n", fmt, arg, strerror(err));
 }
 
+static bool spin(bool (*probe)(const void *ctx, uint32_t before), const void *ctx, uint32_t before,
+		 size_t data_len);
+static bool readable(const void *fdp, uint32_t before);
+
 int client_connect(int type_flags)
 {
 	const char *path = shim_socket_path();
@@ -40,7 +44,11 @@ int client_connect(int type_flags)
 	}
 	if (!(type_flags & SOCK_CLOEXEC))
 		real.fcntl(fd, F_SETFD, 0);
-	int r = ualg_hello(fd);
+	int r = ualg_hello_send(fd);
+	if (!r) {
+		spin(readable, &fd, 0, 0);
+		r = ualg_hello_answer(fd);
+	}
 	if (r && r != -EACCES && r != -EMFILE)
 		r = -EAFNOSUPPORT;	/* not an algd we can talk to */
 	if (!r && (type_flags & SOCK_NONBLOCK))
@@ -164,25 +172,25 @@ void client_forget(struct afd *a)
 #define SPIN_BACKOFF_MAX 8u
 static atomic_uint spin_misses, spin_skip;
 
-void client_spin(const _Atomic uint32_t *word, uint32_t before, size_t data_len)
+/* Spins while probe() says no, for as long as algd may take to answer
+ * (poll_us(), plus the time the slowest common algorithms, about
+ * 500 MB/s, take over the data); whether it said yes. */
+static bool spin(bool (*probe)(const void *ctx, uint32_t before), const void *ctx, uint32_t before,
+		 size_t data_len)
 {
-	/* Plus the time the slowest common algorithms (about 500 MB/s) take
-	 * over the data. */
 	const uint64_t window = poll_us() ? (poll_us() + data_len / 512) * 1000u : 0;
-	if (!window)
-		return;
-	if (ualg_cpu_contended())
-		return;
+	if (!window || ualg_cpu_contended())
+		return false;
 	unsigned skip = atomic_load_explicit(&spin_skip, memory_order_relaxed);
 	if (skip) {
 		atomic_compare_exchange_strong(&spin_skip, &skip, skip - 1);
-		return;
+		return false;
 	}
 	const uint64_t start = now_ns();
 	for (unsigned i = 1;; i++) {
-		if (atomic_load_explicit(word, memory_order_acquire) != before) {
+		if (probe(ctx, before)) {
 			atomic_store_explicit(&spin_misses, 0, memory_order_relaxed);
-			return;
+			return true;
 		}
 		cpu_relax();
 		if (!(i & 63) && now_ns() - start >= window)
@@ -192,6 +200,29 @@ void client_spin(const _Atomic uint32_t *word, uint32_t before, size_t data_len)
 	m = m < SPIN_BACKOFF_MAX ? m + 1 : m;
 	atomic_store_explicit(&spin_misses, m, memory_order_relaxed);
 	atomic_store_explicit(&spin_skip, 1u << m, memory_order_relaxed);
+	return false;
+}
+
+static bool word_moved(const void *word, uint32_t before)
+{
+	return atomic_load_explicit((const _Atomic uint32_t *)word, memory_order_acquire) != before;
+}
+
+void client_spin(const _Atomic uint32_t *word, uint32_t before, size_t data_len)
+{
+	spin(word_moved, (const void *)word, before, data_len);
+}
+
+/* A socket without algd's counter (one-shot use, set-up calls) is
+ * probed itself: each probe a system call, a cheaper wait than a sleep
+ * whose wake-up must first bring an idle CPU back. */
+static bool readable(const void *fdp, uint32_t before)
+{
+	(void)before;
+	struct ualg_hdr h;
+	const ssize_t n = syscall(SYS_recvfrom, *(const int *)fdp, &h, sizeof(h), MSG_PEEK | MSG_DONTWAIT,
+				  NULL, NULL);
+	return n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
 }
 
 /* Threads share an op socket as they share the kernel's: a receive that
@@ -426,8 +457,11 @@ static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct
 				spun = false;
 				continue;
 			}
-			if (n == -EAGAIN && !spun && notified) {
-				spin_reply(a, seen, x->data_len);
+			if (n == -EAGAIN && !spun) {
+				if (notified)
+					spin_reply(a, seen, x->data_len);
+				else
+					spin(readable, &fd, 0, x->data_len);
 				spun = true;
 				continue;
 			}
