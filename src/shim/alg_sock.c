@@ -27,14 +27,14 @@ int alg_bind_parse(const struct sockaddr *addr, socklen_t len, struct shim_bind 
 	return 0;
 }
 
-int alg_bind_xact(struct afd *a, int fd, const struct shim_bind *sb)
+int alg_bind_xact(struct afd *a, int fd, const struct shim_bind *sb, bool ahead)
 {
 	struct ualg_bind b = { .feat = sb->feat, .mask = sb->mask };
 	_Static_assert(sizeof(b.type) == sizeof(sb->type), "salg_type");
 	memcpy(b.type, sb->type, sizeof(b.type));
 	b.name_len = (uint32_t)strlen(sb->name) + 1;
 	struct iovec parts[2] = { { &b, sizeof(b) }, { (void *)sb->name, b.name_len } };
-	struct xact x = { .type = UALG_MSG_BIND, .parts = parts, .nparts = 2 };
+	struct xact x = { .type = UALG_MSG_BIND, .parts = parts, .nparts = 2, .ahead = ahead };
 	return client_xact(a, fd, &x);
 }
 
@@ -48,9 +48,16 @@ int alg_bind(int fd, struct afd *a, const struct sockaddr *addr, socklen_t len)
 		return fail(-r);
 	uint32_t gen = 0;
 	const bool gen_known = local_control(a, fd, &gen);	/* before algd decides */
-	r = alg_bind_xact(a, fd, &b);
+	/* A socket's first bind, of an address algd bound under this
+	 * generation, goes without waiting (client.c, "sending ahead"); it
+	 * cannot meet EBUSY: no op socket was accepted from it yet. */
+	const bool ahead = gen_known && a->type == ALG_TYPE_NONE && !a->op && a->gen == client_gen() &&
+			   local_bind_known(&b, gen);
+	r = alg_bind_xact(a, fd, &b, ahead);
 	if (r < 0)
 		return fail(-r);
+	if (gen_known && !ahead)
+		local_bind_learn(&b, gen);
 	afd_set_type(a, b.type);
 	inproc_bound(a, &b, gen_known, gen);
 	return 0;

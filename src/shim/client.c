@@ -23,15 +23,27 @@ static void debug(const char *fmt, const char *arg, int err)
 		fprintf(stderr, "ualg: %s%s: %s\n", fmt, arg, strerror(err));
 }
 
-static bool spin(bool (*probe)(const void *ctx, uint32_t before), const void *ctx, uint32_t before,
+static bool spin(bool (*probe)(void *ctx, uint32_t before), void *ctx, uint32_t before,
 		 size_t data_len);
-static bool readable(const void *fdp, uint32_t before);
+static bool readable(void *fdp, uint32_t before);
 
-int client_connect(int type_flags)
+/* HELLO's answer as socket() gives it: algd's refusal (EACCES by policy,
+ * EMFILE over its limit), or a kernel without AF_ALG. */
+static int hello_result(int r)
+{
+	return r && r != -EACCES && r != -EMFILE ? -EAFNOSUPPORT : r;
+}
+
+/* The greeting is sent ahead (client.c's "sending ahead") once this
+ * process has talked with algd: its answer is then known but for a
+ * budget algd enforces, which the socket's next call reports. */
+int client_connect_ahead(int type_flags, bool *owed)
 {
 	const char *path = shim_socket_path();
 	char why[256];
 	int fd = ualg_connect(path, why, sizeof(why));
+	if (owed)
+		*owed = false;
 	if (fd == -EPERM) {
 		/* Not an algd this user can trust: said always, as refused. */
 		fprintf(stderr, "ualg: refusing algd at %s: %s\n", path, why);
@@ -44,13 +56,12 @@ int client_connect(int type_flags)
 	}
 	if (!(type_flags & SOCK_CLOEXEC))
 		real.fcntl(fd, F_SETFD, 0);
+	const bool ahead = owed && local_control_ready();
 	int r = ualg_hello_send(fd);
-	if (!r) {
+	if (!r && !ahead) {
 		spin(readable, &fd, 0, 0);
-		r = ualg_hello_answer(fd);
+		r = hello_result(ualg_hello_answer(fd));
 	}
-	if (r && r != -EACCES && r != -EMFILE)
-		r = -EAFNOSUPPORT;	/* not an algd we can talk to */
 	if (!r && (type_flags & SOCK_NONBLOCK))
 		r = real.fcntl(fd, F_SETFL, O_NONBLOCK) ? -errno : 0;
 	if (r) {
@@ -58,7 +69,14 @@ int client_connect(int type_flags)
 		real.close(fd);
 		return r;
 	}
+	if (owed)
+		*owed = ahead;
 	return fd;
+}
+
+int client_connect(int type_flags)
+{
+	return client_connect_ahead(type_flags, NULL);
 }
 
 long shim_cancellable(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
@@ -175,7 +193,7 @@ static atomic_uint spin_misses, spin_skip;
 /* Spins while probe() says no, for as long as algd may take to answer
  * (poll_us(), plus the time the slowest common algorithms, about
  * 500 MB/s, take over the data); whether it said yes. */
-static bool spin(bool (*probe)(const void *ctx, uint32_t before), const void *ctx, uint32_t before,
+static bool spin(bool (*probe)(void *ctx, uint32_t before), void *ctx, uint32_t before,
 		 size_t data_len)
 {
 	const uint64_t window = poll_us() ? (poll_us() + data_len / 512) * 1000u : 0;
@@ -203,26 +221,43 @@ static bool spin(bool (*probe)(const void *ctx, uint32_t before), const void *ct
 	return false;
 }
 
-static bool word_moved(const void *word, uint32_t before)
+static bool word_moved(void *word, uint32_t before)
 {
 	return atomic_load_explicit((const _Atomic uint32_t *)word, memory_order_acquire) != before;
 }
 
 void client_spin(const _Atomic uint32_t *word, uint32_t before, size_t data_len)
 {
-	spin(word_moved, (const void *)word, before, data_len);
+	spin(word_moved, (void *)word, before, data_len);
 }
 
 /* A socket without algd's counter (one-shot use, set-up calls) is
  * probed itself: each probe a system call, a cheaper wait than a sleep
- * whose wake-up must first bring an idle CPU back. */
-static bool readable(const void *fdp, uint32_t before)
+ * whose wake-up must first bring an idle CPU back.  readable() only
+ * looks; taken() receives the reply into the call's buffers. */
+static bool readable(void *fdp, uint32_t before)
 {
 	(void)before;
 	struct ualg_hdr h;
 	const ssize_t n = syscall(SYS_recvfrom, *(const int *)fdp, &h, sizeof(h), MSG_PEEK | MSG_DONTWAIT,
 				  NULL, NULL);
 	return n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+struct take {
+	int fd;
+	struct ualg_hdr *h;
+	struct xact *x;
+	ssize_t n;	/* the receive's result; -EAGAIN: none */
+};
+
+static bool taken(void *ctx, uint32_t before)
+{
+	(void)before;
+	struct take *t = ctx;
+	t->n = ualg_frame_recv_now(t->fd, t->h, t->x->rbody, t->x->nrbody,
+				   t->x->want_fd ? &t->x->rfd : NULL, t->x->cloexec);
+	return t->n != -EAGAIN;
 }
 
 /* Threads share an op socket as they share the kernel's: a receive that
@@ -283,6 +318,22 @@ static bool others_in_flight(const struct afd *a, int cls)
  * after it; at most BEHIND_MAX go before a reply, so that failures never
  * fill the connection. */
 #define BEHIND_MAX 32u
+
+/* Sending ahead: a socket's set-up requests whose answer is known (a
+ * HELLO on a new connection once this process has talked with algd, a
+ * BIND of an address algd bound under the control page's generation now,
+ * local.c) go without waiting for their replies, which the reply to the
+ * socket's next request follows; each is taken on the way (a->owed, also
+ * counted in a->behind so that fork, exec and SCM_RIGHTS settle them).
+ * One that failed after all (the generation moved meanwhile, algd over a
+ * budget) is the answer of the program's next call, as a send written
+ * behind.  A one-shot use through algd so costs three round trips, not
+ * five. */
+static bool owed_reply(const struct afd *a, const struct ualg_hdr *h)
+{
+	return a->owed && (h->flags & UALG_HDR_REPLY) &&
+	       (h->type == UALG_MSG_HELLO || h->type == UALG_MSG_BIND);
+}
 
 static atomic_uint key_epoch;	/* moves at every setsockopt on a socket of algd's */
 
@@ -401,16 +452,27 @@ static void note_send_result(struct afd *a, const struct xact *x, unsigned epoch
 		a->proven = result >= 0 ? epoch + 1 : 0;
 }
 
-/* The failure of a send written behind. */
-static bool is_behind(const struct ualg_hdr *h)
+/* The failure of a send written behind, or the reply to a request sent
+ * ahead: taken on the way to a call's own reply. */
+static bool is_behind(const struct afd *a, const struct ualg_hdr *h)
 {
-	return h->type == UALG_MSG_SEND && (h->flags & UALG_HDR_QUIET);
+	return (h->type == UALG_MSG_SEND && (h->flags & UALG_HDR_QUIET)) || owed_reply(a, h);
 }
 
 static void behind_failed(struct afd *a, const struct ualg_hdr *h, ssize_t n)
 {
+	int result = (size_t)n == sizeof(*h) ? h->result : -EPROTO;
+	if (owed_reply(a, h)) {
+		a->owed--;
+		a->behind--;
+		atomic_fetch_sub(&behind_total, 1);
+		if (h->type == UALG_MSG_HELLO)
+			result = result == UALG_PROTO_VERSION ? 0 : hello_result(result < 0 ? result : -EPROTO);
+		if (!result)
+			return;
+	}
 	if (!a->behind_err)
-		a->behind_err = (size_t)n == sizeof(*h) && h->result < 0 && h->result > -4096 ? -h->result : EPROTO;
+		a->behind_err = result < 0 && result > -4096 ? -result : EPROTO;
 }
 
 /* A reply to a later request came (or the connection ended): the sends
@@ -421,6 +483,7 @@ static void behind_done(struct afd *a)
 		atomic_fetch_sub(&behind_total, a->behind);
 		a->behind = 0;
 	}
+	a->owed = 0;
 }
 
 /* Spins until the counter moves from before (a reply, ours or another
@@ -444,15 +507,17 @@ static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct
 			  bool interruptible, int cancel_state)
 {
 	bool spun = false;
+	struct take t = { fd, h, x, -EAGAIN };
 
 	a->expect[cls] = x->type;
 	for (;;) {
 		if (!others_in_flight(a, cls)) {
 			const bool notified = !x->chan && a->notify;
 			const uint32_t seen = notified ? atomic_load_explicit(a->notify, memory_order_acquire) : 0;
-			ssize_t n = ualg_frame_recv_now(fd, h, x->rbody, x->nrbody, x->want_fd ? &x->rfd : NULL,
-							x->cloexec);
-			if (n > 0 && is_behind(h)) {
+			ssize_t n = t.n != -EAGAIN ? t.n : ualg_frame_recv_now(fd, h, x->rbody, x->nrbody,
+								      x->want_fd ? &x->rfd : NULL, x->cloexec);
+			t.n = -EAGAIN;
+			if (n > 0 && is_behind(a, h)) {
 				behind_failed(a, h, n);
 				spun = false;
 				continue;
@@ -461,7 +526,7 @@ static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct
 				if (notified)
 					spin_reply(a, seen, x->data_len);
 				else
-					spin(readable, &fd, 0, x->data_len);
+					spin(taken, &t, 0, x->data_len);	/* t.n: what it took */
 				spun = true;
 				continue;
 			}
@@ -489,7 +554,7 @@ static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct
 					     NULL, NULL);
 			if (p < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 				continue;
-			if (p >= 0 && (size_t)p == sizeof(peek) && is_behind(&peek)) {
+			if (p >= 0 && (size_t)p == sizeof(peek) && is_behind(a, &peek)) {
 				struct ualg_hdr bh;
 				ssize_t m = ualg_frame_recv_now(fd, &bh, NULL, 0, NULL, 1);
 				if (m > 0)
@@ -509,7 +574,7 @@ static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct
 						x->cloexec);
 		if (n == -EAGAIN || (n == -EINTR && !interruptible))
 			continue;
-		if (n > 0 && is_behind(h)) {
+		if (n > 0 && is_behind(a, h)) {
 			behind_failed(a, h, n);
 			continue;
 		}
@@ -606,6 +671,34 @@ void client_init(void)
 	client_self();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atexit(flush_at_exit);
+}
+
+void client_owe_hello(struct afd *a)
+{
+	pthread_mutex_lock(&a->lock);
+	a->owed++;
+	a->behind++;
+	atomic_fetch_add(&behind_total, 1);
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* A request sent ahead could not go: the connection ended.  A refusal
+ * algd answered to the HELLO before it hung up says why. */
+static int ahead_failed(struct afd *a, int fd, int r)
+{
+	while (a->owed) {
+		struct ualg_hdr h;
+		ssize_t n = ualg_frame_recv_now(fd, &h, NULL, 0, NULL, 1);
+		if (n <= 0 || !owed_reply(a, &h))
+			break;
+		behind_failed(a, &h, n);
+	}
+	behind_done(a);
+	if (a->behind_err) {
+		r = -a->behind_err;
+		a->behind_err = 0;
+	}
+	return r;
 }
 
 void client_set_token(struct afd *a, const uint8_t token[UALG_TOKEN_BYTES], pid_t owner)
@@ -811,6 +904,19 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 			return finish(x, &h, n, cap);
 		}
 	}
+	if (x->ahead && fd == own && !others_in_flight(a, -1) && a->behind < BEHIND_MAX) {
+		r = client_send(fd, x->type, x->parts, x->nparts);
+		if (r) {
+			r = ahead_failed(a, fd, r);
+		} else {
+			a->owed++;
+			a->behind++;
+			atomic_fetch_add(&behind_total, 1);
+		}
+		pthread_mutex_unlock(&a->lock);
+		pthread_setcancelstate(cancel_state, NULL);
+		return r;
+	}
 	const bool notified = fd == own && a->notify;
 	const uint32_t before = notified ? atomic_load_explicit(a->notify, memory_order_acquire) : 0;
 	if (x->type == UALG_MSG_SETSOCKOPT)
@@ -821,6 +927,8 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 		x->behind->flags |= UALG_SEND_QUIET;
 	r = client_send(fd, x->type, x->parts, x->nparts);
 	if (r) {
+		if (a->owed)
+			r = ahead_failed(a, fd, r);
 		pthread_mutex_unlock(&a->lock);
 		pthread_setcancelstate(cancel_state, NULL);
 		return r;

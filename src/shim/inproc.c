@@ -505,7 +505,7 @@ int inproc_replay(struct afd *via, int fd, const struct afd *member)
 	if (!t || !t->bound)
 		return 0;
 	pthread_mutex_lock(&t->lock);
-	int r = alg_bind_xact(via, fd, &t->bind);
+	int r = alg_bind_xact(via, fd, &t->bind, false);
 	uint32_t gen = t->key_gen;
 	if (!r && t->keysrc == KEY_VALUE)
 		r = alg_sockopt_xact(via, fd, KABI_ALG_SET_KEY, t->key, (uint32_t)t->keylen,

@@ -146,9 +146,10 @@ static inline ssize_t sfail(int err)
 
 /* alg_sock.c, for the AF_ALG tables.  alg_bind_parse(): the address as
  * move_addr_to_kernel() and alg_bind() check it (0 or -errno);
- * alg_bind_xact(): BIND of it on fd's connection (0 or -errno). */
+ * alg_bind_xact(): BIND of it on fd's connection (0 or -errno), sent
+ * ahead (struct xact) when its answer is known. */
 int alg_bind_parse(const struct sockaddr *addr, socklen_t len, struct shim_bind *out);
-int alg_bind_xact(struct afd *a, int fd, const struct shim_bind *b);
+int alg_bind_xact(struct afd *a, int fd, const struct shim_bind *b, bool ahead);
 int alg_bind(int fd, struct afd *a, const struct sockaddr *addr, socklen_t len);
 int alg_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *alen, int flags);
 

@@ -85,6 +85,12 @@ bool local_control(struct afd *a, int fd, uint32_t *gen)
 	return control_gen(gen);
 }
 
+bool local_control_ready(void)
+{
+	uint32_t gen;
+	return control_gen(&gen);
+}
+
 /* ---- what algd answered --------------------------------------------------- */
 
 #define VERDICTS 64	/* bind addresses remembered, the oldest replaced */
@@ -121,6 +127,33 @@ void local_learn(const struct shim_bind *b, uint32_t gen, const struct ualg_engi
 	v->info.type[sizeof(v->info.type) - 1] = 0;
 	v->info.driver[sizeof(v->info.driver) - 1] = 0;
 	pthread_mutex_unlock(&verdicts_lock);
+}
+
+/* A bind algd answered: its verdict, once an accept() gives one, is
+ * learnt over it (local_learn()); one known already stays. */
+void local_bind_learn(const struct shim_bind *b, uint32_t gen)
+{
+	pthread_mutex_lock(&verdicts_lock);
+	struct verdict *v = verdict_of(b);
+	if (!v) {
+		v = &verdicts[verdicts_next++ % VERDICTS];
+		*v = (struct verdict){ .used = true, .gen = gen, .bind = *b };
+	} else if (v->gen != gen) {
+		*v = (struct verdict){ .used = true, .gen = gen, .bind = *b };
+	}
+	pthread_mutex_unlock(&verdicts_lock);
+}
+
+bool local_bind_known(const struct shim_bind *b, uint32_t gen)
+{
+	uint32_t now;
+	if (!control_gen(&now) || now != gen)
+		return false;
+	pthread_mutex_lock(&verdicts_lock);
+	const struct verdict *v = verdict_of(b);
+	const bool known = v && v->gen == gen;
+	pthread_mutex_unlock(&verdicts_lock);
+	return known;
 }
 
 /* What algd would answer to a bind of b now, if it is known: the program

@@ -66,6 +66,7 @@ struct afd {
 	 * shown done yet, and the first error one of them answered. */
 	unsigned behind;
 	int behind_err;
+	unsigned owed;		/* of those, replies to requests sent ahead (client.c) */
 	/* client_key_epoch() when a send on this socket last succeeded
 	 * waiting for its reply, + 1; 0: none did (client.c). */
 	unsigned proven;
@@ -193,10 +194,19 @@ struct xact {
 	/* A hash SEND that may be written behind: its head, which
 	 * client_xact() marks UALG_SEND_QUIET when it does. */
 	struct ualg_send *behind;
+	/* A set-up request whose answer is known (client.c, "sending
+	 * ahead"): sent without waiting for its reply when nothing else is
+	 * in flight; client_xact() then returns 0. */
+	bool ahead;
 	bool peeking;		/* recv_reply(): this call's thread is a->peeking's */
 	bool chan;		/* on this process's channel, not the fd (client.c) */
 };
 int client_xact(struct afd *a, int fd, struct xact *x);
+/* A new connection to algd (client_connect()); its HELLO sent ahead
+ * (*owed true) once this process has talked with algd, for
+ * client_owe_hello() on the socket made of it. */
+int client_connect_ahead(int type_flags, bool *owed);
+void client_owe_hello(struct afd *a);
 /* This process's pid, kept across fork() without a system call. */
 pid_t client_self(void);
 /* Running in a vfork() child (the parent's memory, not its fd table),
@@ -378,6 +388,13 @@ int inproc_replay(struct afd *via, int fd, const struct afd *member);
  * algd answers; local_share_all(): every one, before fork() or exec. */
 bool local_socket(int type, int *ret);	/* true: *ret is the fd or -errno */
 bool local_control(struct afd *a, int fd, uint32_t *gen);
+/* Whether algd's control page is mapped and live. */
+bool local_control_ready(void);
+/* Whether algd bound address b under the page's generation gen (the one
+ * now): a bind of it now is known to succeed, and may be sent ahead
+ * (client.c); local_bind_learn() records one that did. */
+bool local_bind_known(const struct shim_bind *b, uint32_t gen);
+void local_bind_learn(const struct shim_bind *b, uint32_t gen);
 void local_learn(const struct shim_bind *b, uint32_t gen, const struct ualg_engine_info *verdict);
 int local_share(struct afd *a);
 void local_share_all(void);

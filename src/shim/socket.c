@@ -31,7 +31,8 @@ EXPORT int socket(int domain, int type, int protocol)
 	int fd;
 	if (local_socket(type, &fd))
 		return fd < 0 ? fail(-fd) : fd;
-	fd = client_connect(type);
+	bool owed;
+	fd = client_connect_ahead(type, &owed);
 	if (fd < 0)
 		return fail(-fd);
 	struct afd *a = afd_track(fd, AFD_TFM);
@@ -39,6 +40,8 @@ EXPORT int socket(int domain, int type, int protocol)
 		real.close(fd);
 		return fail(ENOMEM);
 	}
+	if (owed)
+		client_owe_hello(a);
 	afd_put(a);
 	return fd;
 }
