@@ -119,17 +119,17 @@ stop_algd; start_algd
 [ "$(prio sha256-openssl)" = 333 ]; result $? "a restarted algd has the saved priority"
 
 # --- disable, add, del ---------------------------------------------------------------
-# wp512 has one driver (Botan's; sha1, sha2 and sha3 have several: OpenSSL's
+# crc32 has one driver (zlib's; sha1, sha2 and sha3 have several: OpenSSL's
 # EVP and low-level ones, Nettle's, intel-ipsec-mb's).
-hash_wp512() { UALG_SOCKET=$SOCK "$RUN" python3 -c 'import socket; s = socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET); s.bind(("hash", "wp512"))' 2>/dev/null; }
-ctl disable wp512-botan && ! hash_wp512; result $? "a disabled driver is not found by bind()"
-ctl enable wp512-botan && hash_wp512; result $? "enabled again, it is"
-ctl disable wp512-botan && ctl save && grep -qx 'disable wp512-botan' "$CONF"
+hash_crc32() { UALG_SOCKET=$SOCK "$RUN" python3 -c 'import socket; s = socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET); s.bind(("hash", "crc32"))' 2>/dev/null; }
+ctl disable crc32-zlib && ! hash_crc32; result $? "a disabled driver is not found by bind()"
+ctl enable crc32-zlib && hash_crc32; result $? "enabled again, it is"
+ctl disable crc32-zlib && ctl save && grep -qx 'disable crc32-zlib' "$CONF"
 result $? "algctl save writes the disabled drivers"
 stop_algd; start_algd
-! hash_wp512; result $? "disabled in the config file, a driver stays out of lookups after a restart"
-sed -i '/^disable wp512-botan$/d' "$CONF"
-hup "configuration reloaded" && hash_wp512
+! hash_crc32; result $? "disabled in the config file, a driver stays out of lookups after a restart"
+sed -i '/^disable crc32-zlib$/d' "$CONF"
+hup "configuration reloaded" && hash_crc32
 result $? "a reload re-enables a driver the file no longer disables"
 ctl add 'ctr(des3_ede)' && ctl show 'ctr(des3_ede)' | grep -q '^driver       : ctr(des3_ede-openssl)$'
 result $? "algctl add instantiates a template"

@@ -7,7 +7,7 @@
 
 int ualg_checksum_register(void);	/* checksum.c: crc32, crc32c, crct10dif, crc64-rocksoft, xxhash64 */
 int ualg_sodium_register(void);		/* sodium.c: blake2b-*, xchacha20 */
-int ualg_nettle_more_register(void);	/* nettle_ciphers.c: serpent, twofish, ghash */
+int ualg_nettle_more_register(void);	/* nettle_ciphers.c: serpent, twofish, ghash, poly1305 */
 
 int ualg_ipsecmb_register(void);	/* ipsecmb*.c: multi-buffer sha, cbc(aes), gcm(aes) */
 int ualg_asym_register(void);		/* openssl_asym.c: rsa, pkcs1pad, ecdsa, dh, ecdh */
