@@ -254,6 +254,7 @@ int main(int argc, char **argv)
 	test_hooks();
 	if (fips || kernel_fips_enabled())
 		ualg_fips_enable();
+	ualg_core_count_stats(true);	/* crypto_user's and algctl's */
 	if (ualg_core_init()) {
 		const struct ualg_alg *failed = ualg_fips_failure();
 		if (failed)

@@ -259,6 +259,9 @@ struct ualg_hash_desc {
 
 /* Registry (registry.c) */
 int ualg_core_init(void);
+/* Whether requests are counted in each algorithm's stats (tfm.c): only a
+ * host that reports them (algd: crypto_user, algctl) turns it on. */
+void ualg_core_count_stats(bool on);
 /* Before ualg_core_init(): test each driver on its first lookup instead of
  * all of them at registration (the in-process engine, where algd has
  * already tested the same code; never in FIPS mode). */

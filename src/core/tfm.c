@@ -183,13 +183,27 @@ int ualg_tfm_setkey(struct ualg_tfm *tfm, const uint8_t *key, size_t len)
 	return r;
 }
 
-/* Counts one request of an algorithm in its statistics; returns r.
- * Atomic: transforms of one algorithm run in several ring workers. */
+static bool counting;	/* ualg_core_count_stats() */
+
+void ualg_core_count_stats(bool on)
+{
+	counting = on;
+}
+
+/* Counts one request of an algorithm in its statistics, where they are
+ * kept; returns r.  Atomic: transforms of one algorithm run in several
+ * ring workers.  A locked add costs as much as hashing a few dozen bytes:
+ * none is made for nothing. */
 static int account(struct ualg_alg *alg, bool request, size_t bytes, int r)
 {
-	__atomic_fetch_add(&alg->stats.ops, request, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&alg->stats.bytes, bytes, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&alg->stats.errors, r < 0, __ATOMIC_RELAXED);
+	if (!counting)
+		return r;
+	if (request)
+		__atomic_fetch_add(&alg->stats.ops, 1, __ATOMIC_RELAXED);
+	if (bytes)
+		__atomic_fetch_add(&alg->stats.bytes, bytes, __ATOMIC_RELAXED);
+	if (r < 0)
+		__atomic_fetch_add(&alg->stats.errors, 1, __ATOMIC_RELAXED);
 	return r;
 }
 
