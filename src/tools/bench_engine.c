@@ -9,6 +9,7 @@
  * PBKDF2-HMAC-SHA1 as libkcapi's kcapi_pbkdf() computes it over AF_ALG
  * (one send and one read per HMAC), against the same loop over OpenSSL's
  * HMAC, with RFC 6070's answer checked for both. */
+#include "bench_hog.h"
 #include "bench_engine.h"
 #include "bench_cmsg.h"
 #include "kabi.h"
@@ -175,12 +176,7 @@ static pid_t hog = -1;
 
 static void hog_start(void)
 {
-	hog = fork();
-	if (hog == 0) {
-		raise(SIGSTOP);
-		for (volatile unsigned long x = 0;; x++)
-			;
-	}
+	hog = bench_hog_fork(1);
 }
 
 static void busy_row(struct op *a, double quiet, double seconds)

@@ -12,6 +12,7 @@
  * takes from the program.  Run under ualg-run; $UALG_ENGINE picks the
  * engine.  A name whose key this sweep cannot guess, or that cannot be
  * bound, is listed with why. */
+#include "bench_hog.h"
 #include "bench_cmsg.h"
 #include "crypto.h"
 #include "kabi.h"
@@ -149,11 +150,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(key); i++)
 		key[i] = (uint8_t)(0x40 + i);
 	/* The spinner, forked before any AF_ALG socket exists. */
-	const pid_t hog = fork();
-	if (hog == 0) {
-		for (volatile unsigned long x = 0;; x++)
-			;
-	}
+	const pid_t hog = bench_hog_fork(0);
 	if (hog < 0 || ualg_core_init()) {
 		fprintf(stderr, "ualg-sweep: cannot start\n");
 		return 1;
