@@ -1,5 +1,7 @@
-/* AEADs on a device (dpdk_impl.h): one operation per request, the
- * associated data in the device's scratch area. */
+/* AEADs on a device (dpdk_impl.h): one operation per request, or a burst
+ * of a ring batch's encryptions; the associated data is the request's own
+ * on a device that reads the CPU's memory, else copied to the device's
+ * scratch area. */
 #include "dpdk_impl.h"
 
 #include <errno.h>
@@ -51,6 +53,48 @@ static int aead_crypt(struct ualg_tfm *tfm, bool enc, const struct ualg_aead_req
 	return dpdk_run_job(p->dev, &j);
 }
 
+/* Independent encryptions (the native ring's batches): those whose text
+ * and AAD fit a burst go to the device together, a burst per AAD length
+ * (each length is a session), the others one at a time as aead_crypt runs
+ * them; the burst pending goes first, since their session may change. */
+static int aead_encrypt_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_aead_req *reqs, int *res)
+{
+	const struct priv *p = priv_of(tfm);
+	struct job jobs[DPDK_BURST_MAX];
+	unsigned idx[DPDK_BURST_MAX], k = 0;
+	size_t aadlen = 0;
+
+	dpdk_check_failed();
+	for (unsigned i = 0; i <= n; i++) {
+		const struct ualg_aead_req *q = i < n ? &reqs[i] : NULL;
+		const bool fits = q && q->assoclen <= BURST_AAD_MAX && q->cryptlen <= SEG_DATA;
+		if (k && (!fits || k == DPDK_BURST_MAX || q->assoclen != aadlen)) {
+			int r[DPDK_BURST_MAX];
+			const int e = dpdk_run_jobs(p->dev, k, jobs, r);
+			for (unsigned t = 0; t < k; t++)
+				res[idx[t]] = e ? e : r[t];
+			k = 0;
+		}
+		if (!q)
+			break;
+		void *sess = fits ? dpdk_session(tfm, true, (unsigned)q->assoclen) : NULL;
+		if (!sess) {
+			res[i] = aead_crypt(tfm, true, q);
+			continue;
+		}
+		aadlen = q->assoclen;
+		jobs[k] = (struct job){
+			.kind = JOB_AEAD, .sess = sess, .iv = q->iv, .ivlen = p->desc->ivsize,
+			.in = { { q->text, q->cryptlen } }, .nin = 1, .data_off = 0, .data_len = (uint32_t)q->cryptlen,
+			.aad = q->aad, .aadlen = (unsigned)q->assoclen,
+			.digest = q->text + q->cryptlen, .digestlen = tfm->authsize,
+			.out = q->text, .out_off = 0, .out_len = q->cryptlen,
+		};
+		idx[k++] = i;
+	}
+	return 0;
+}
+
 static int aead_encrypt(struct ualg_tfm *tfm, const struct ualg_aead_req *req)
 {
 	return aead_crypt(tfm, true, req);
@@ -67,6 +111,6 @@ void dpdk_aead_ops(struct ualg_alg *a, const struct desc *ds)
 	a->u.aead = (struct ualg_aead_ops){
 		.ivsize = ds->ivsize, .maxauthsize = ds->digestsize,
 		.setkey = dpdk_key_setkey, .setauthsize = aead_setauthsize,
-		.encrypt = aead_encrypt, .decrypt = aead_decrypt,
+		.encrypt = aead_encrypt, .decrypt = aead_decrypt, .encrypt_many = aead_encrypt_many,
 	};
 }

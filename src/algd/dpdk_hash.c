@@ -1,6 +1,7 @@
 /* Hashes and HMACs on a device (dpdk_impl.h): DPDK digests a whole
  * message at once, so a hash state collects its updates (at most the
- * device's largest operation) and digests them at final. */
+ * device's largest operation) and digests them at final; a ring batch's
+ * one-shot digests go in bursts. */
 #include "dpdk_impl.h"
 
 #include <errno.h>
@@ -79,6 +80,46 @@ static int h_final(struct ualg_hash_desc *desc, uint8_t *out)
 	return r;
 }
 
+/* Independent one-shot digests (the native ring's batches): in bursts,
+ * those longer than an mbuf's data one at a time. */
+static int h_digest_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_digest_req *reqs, int *res)
+{
+	const struct priv *p = priv_of(tfm);
+	struct job jobs[DPDK_BURST_MAX];
+	unsigned idx[DPDK_BURST_MAX];
+
+	dpdk_check_failed();
+	void *sess = dpdk_session(tfm, true, 0);
+	if (!sess)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n;) {
+		unsigned k = 0;
+		for (; i < n && k < DPDK_BURST_MAX; i++) {
+			const struct ualg_digest_req *q = &reqs[i];
+			const struct job j = {
+				.kind = JOB_AUTH, .sess = sess, .in = { { q->data, q->len } }, .nin = 1,
+				.data_off = 0, .data_len = (uint32_t)q->len,
+				.digest = q->out, .digestlen = p->desc->digestsize,
+			};
+			if (q->len > p->dev->max_op)
+				res[i] = -EMSGSIZE;	/* as h_update answers */
+			else if (q->len > SEG_DATA)
+				res[i] = dpdk_run_job(p->dev, &j);
+			else {
+				jobs[k] = j;
+				idx[k++] = i;
+			}
+		}
+		if (!k)
+			continue;
+		int r[DPDK_BURST_MAX];
+		const int e = dpdk_run_jobs(p->dev, k, jobs, r);
+		for (unsigned t = 0; t < k; t++)
+			res[idx[t]] = e ? e : r[t];
+	}
+	return 0;
+}
+
 static int h_clone(struct ualg_hash_desc *dst, const struct ualg_hash_desc *src)
 {
 	const struct hstate *s = src->state;
@@ -95,5 +136,6 @@ void dpdk_hash_ops(struct ualg_alg *a, const struct desc *ds)
 		.digestsize = ds->digestsize, .descsize = sizeof(struct hstate),
 		.setkey = ds->kind == K_HMAC ? dpdk_hmac_setkey : NULL,
 		.init = h_init, .update = h_update, .final = h_final, .clone = h_clone, .exit = h_exit,
+		.digest_many = h_digest_many,
 	};
 }

@@ -36,6 +36,11 @@
 #define SCRATCH_SIZE (65536 + 64)	/* the largest AAD DPDK takes, and a digest */
 #define DPDK_OP_TIMEOUT_MS 2000
 #define DPDK_BURST_MAX 32		/* operations per burst: 2 mbufs each fit ext_info */
+/* The scratch area a burst's operation gets (its digest, then its AAD):
+ * an AEAD's associated data goes in a burst up to BURST_AAD_MAX bytes. */
+#define BURST_SCRATCH 1088u
+#define BURST_AAD_MAX (BURST_SCRATCH - 64)
+_Static_assert(DPDK_BURST_MAX * BURST_SCRATCH <= SCRATCH_SIZE, "a burst's scratch fits the area");
 #define IV_OFF (sizeof(struct rte_crypto_op) + sizeof(struct rte_crypto_sym_op))
 #define PRIO_HW 4000			/* above every software driver */
 #define PRIO_SW 150			/* below every other driver of the core */
@@ -99,9 +104,10 @@ struct job {
  * device failed, or did not answer in DPDK_OP_TIMEOUT_MS). */
 int dpdk_run_job(struct dev *d, const struct job *j);
 /* Runs the n independent jobs j[0..n) on d as one burst (n at most
- * DPDK_BURST_MAX; when n > 1, ciphers of at most SEG_DATA bytes each)
- * and waits for them all: 0 with res[i] each's result as dpdk_run_job's,
- * or -EINVAL or -EIO for them all. */
+ * DPDK_BURST_MAX; when n > 1, each of at most SEG_DATA bytes, an AEAD's
+ * with at most BURST_AAD_MAX bytes of AAD, all AEADs of one session) and
+ * waits for them all: 0 with res[i] each's result as dpdk_run_job's, or
+ * -EINVAL or -EIO for them all. */
 int dpdk_run_jobs(struct dev *d, unsigned n, const struct job *j, int *res);
 
 enum kind { K_CIPHER, K_HASH, K_HMAC, K_AEAD };

@@ -2,7 +2,8 @@
  *
  * Requests run synchronously: under the device's lock a request's
  * operation, or a batch's burst of them (the native ring's, through
- * crypt_many), is enqueued and the queue pair polled until all are back.  A device that reads the CPU's memory (a
+ * crypt_many, encrypt_many and digest_many), is enqueued and the queue
+ * pair polled until all are back.  A device that reads the CPU's memory (a
  * software device: not RTE_CRYPTODEV_FF_HW_ACCELERATED) gets mbufs
  * attached to the request's own buffers (external buffers: nothing
  * copied, nothing of the request left in DPDK's memory); a hardware
@@ -160,10 +161,12 @@ static void chain_wipe(struct rte_mbuf *m)
 		ualg_wipe(rte_pktmbuf_mtod(m, void *), m->data_len);
 }
 
-/* One operation of a burst. */
+/* One operation of a burst, with its part of the scratch area. */
 struct slot {
 	struct rte_crypto_op *op;
 	struct rte_mbuf *m, *mdst;
+	uint8_t *scratch;
+	rte_iova_t scratch_iova;
 	bool ext;
 	int r;
 };
@@ -176,12 +179,13 @@ static size_t job_total(const struct job *j)
 	return total;
 }
 
-/* The operation for j in s: 0, or -ENOMEM when the pools are short. */
-static int slot_fill(struct dev *d, const struct job *j, struct slot *s, unsigned *info)
+/* The operation for j in s, with the scratch area from at: 0, or
+ * -ENOMEM when the pools are short. */
+static int slot_fill(struct dev *d, const struct job *j, struct slot *s, unsigned *info, size_t at)
 {
 	const size_t total = job_total(j);
 
-	*s = (struct slot){ .r = -ENOMEM };
+	*s = (struct slot){ .r = -ENOMEM, .scratch = d->scratch + at, .scratch_iova = d->scratch_iova + at };
 	if (!(s->op = rte_crypto_op_alloc(d->op_pool, RTE_CRYPTO_OP_TYPE_SYMMETRIC)))
 		return -ENOMEM;
 	s->ext = ext_attach(d, j, total, &s->m, &s->mdst, info);
@@ -193,11 +197,11 @@ static int slot_fill(struct dev *d, const struct job *j, struct slot *s, unsigne
 	if (j->ivlen)
 		memcpy(rte_crypto_op_ctod_offset(s->op, uint8_t *, IV_OFF), j->iv, j->ivlen);
 	/* The digest and AAD: the request's own on a device that reads the
-	 * CPU's memory, else in the scratch area (one job per burst then). */
-	uint8_t *dig = s->ext ? j->digest : d->scratch;
-	const rte_iova_t dig_iova = s->ext ? ext_iova(dig) : d->scratch_iova;
-	uint8_t *aad = s->ext ? (uint8_t *)(uintptr_t)j->aad : d->scratch + 64;
-	const rte_iova_t aad_iova = s->ext ? ext_iova(aad) : d->scratch_iova + 64;
+	 * CPU's memory, else in the slot's scratch area. */
+	uint8_t *dig = s->ext ? j->digest : s->scratch;
+	const rte_iova_t dig_iova = s->ext ? ext_iova(dig) : s->scratch_iova;
+	uint8_t *aad = s->ext ? (uint8_t *)(uintptr_t)j->aad : s->scratch + 64;
+	const rte_iova_t aad_iova = s->ext ? ext_iova(aad) : s->scratch_iova + 64;
 	if (j->verify && !s->ext)
 		memcpy(dig, j->digest, j->digestlen);
 	switch (j->kind) {
@@ -229,7 +233,7 @@ static int slot_fill(struct dev *d, const struct job *j, struct slot *s, unsigne
 
 /* The result of s's operation, back from the device as done: copied out
  * (from DPDK's memory), and the slot's buffers wiped and freed. */
-static void slot_finish(struct dev *d, const struct job *j, struct slot *s, const struct rte_crypto_op *done)
+static void slot_finish(const struct job *j, struct slot *s, const struct rte_crypto_op *done)
 {
 	if (done) {
 		switch (done->status) {
@@ -247,11 +251,11 @@ static void slot_finish(struct dev *d, const struct job *j, struct slot *s, cons
 	if (!s->r && j->out_len && !s->ext)
 		chain_copy_out(s->m, j->out_off, j->out, j->out_len);
 	if (!s->r && !j->verify && j->digestlen && !s->ext)
-		memcpy(j->digest, d->scratch, j->digestlen);
+		memcpy(j->digest, s->scratch, j->digestlen);
 	if (s->m && !s->ext)
 		chain_wipe(s->m);
 	if (!s->ext && j->kind != JOB_CIPHER)
-		ualg_wipe(d->scratch, j->kind == JOB_AEAD ? 64 + j->aadlen : 64);
+		ualg_wipe(s->scratch, j->kind == JOB_AEAD ? 64 + j->aadlen : 64);
 	chain_free(s->m);
 	chain_free(s->mdst);
 	if (s->op)
@@ -266,9 +270,13 @@ int dpdk_run_jobs(struct dev *d, unsigned n, const struct job *j, int *res)
 	if (!n || n > DPDK_BURST_MAX)
 		return -EINVAL;
 	for (unsigned i = 0; i < n; i++) {
-		if (n > 1 && j[i].kind != JOB_CIPHER)
-			return -EINVAL;	/* the scratch area serves one job */
-		if (job_total(&j[i]) > d->max_op || (j[i].kind == JOB_AEAD && j[i].aadlen > SCRATCH_SIZE - 64))
+		const bool aead = j[i].kind == JOB_AEAD;
+		if (job_total(&j[i]) > d->max_op || (aead && j[i].aadlen > SCRATCH_SIZE - 64))
+			return -EINVAL;
+		/* In a burst each has its part of the scratch area; the
+		 * ext_info records hold 2 mbufs each (dpdk_impl.h). */
+		if (n > 1 && (job_total(&j[i]) > SEG_DATA || (aead && j[i].aadlen > BURST_AAD_MAX) ||
+			      (aead && j[i].sess != j[0].sess)))
 			return -EINVAL;
 	}
 	if (atomic_load(&d->failed))
@@ -276,7 +284,7 @@ int dpdk_run_jobs(struct dev *d, unsigned n, const struct job *j, int *res)
 	pthread_mutex_lock(&d->lock);
 	unsigned info = 0, nops = 0;
 	for (unsigned i = 0; i < n; i++)
-		if (!slot_fill(d, &j[i], &slots[i], &info))
+		if (!slot_fill(d, &j[i], &slots[i], &info, n > 1 ? i * (size_t)BURST_SCRATCH : 0))
 			ops[nops++] = slots[i].op;
 	/* Every operation made is enqueued (as many per call as the queue
 	 * pair takes) and polled for; they come back in any order. */
@@ -289,7 +297,7 @@ int dpdk_run_jobs(struct dev *d, unsigned n, const struct job *j, int *res)
 		for (uint16_t g = 0; g < got; g++)
 			for (unsigned i = 0; i < n; i++)
 				if (slots[i].op == done[g]) {
-					slot_finish(d, &j[i], &slots[i], done[g]);
+					slot_finish(&j[i], &slots[i], done[g]);
 					slots[i].op = NULL;
 					res[i] = slots[i].r;
 				}
@@ -304,7 +312,7 @@ int dpdk_run_jobs(struct dev *d, unsigned n, const struct job *j, int *res)
 	/* Those that never went: the pools were short. */
 	for (unsigned i = 0; i < n; i++)
 		if (slots[i].r == -ENOMEM) {
-			slot_finish(d, &j[i], &slots[i], NULL);
+			slot_finish(&j[i], &slots[i], NULL);
 			res[i] = -ENOMEM;
 		}
 	pthread_mutex_unlock(&d->lock);

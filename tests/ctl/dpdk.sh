@@ -4,7 +4,9 @@
 # DPDK has it; no hugepages, no PCI), under the sandbox (as nobody when
 # run as root): every device driver passes its self-test, answers by its
 # driver name as the kernel's algorithm of that name (dpdk_vectors.py),
-# algd.conf's priority lines and algctl priority move it, and algctl stats
+# a ring's batches of hashes and AEADs in bursts answer as the standard
+# vectors (test-ualg --only), algd.conf's priority lines and algctl
+# priority move it, and algctl stats
 # shows which driver served a socket; EAL arguments EAL refuses leave
 # algd running without the devices.  UALG_ALGD_WRAP (check-valgrind)
 # runs its algd under a tool, whose verdict is algd's exit status at
@@ -95,6 +97,26 @@ out=$(UALG_ENGINE=algd cbc)
 after=$(ops cbc-aes-dpdk-crypto_openssl)
 [ "$out" = e353779c1079aeb82708942dbe77181a ] && [ "$after" = "$before" ]
 result $? "back at 150: cbc(aes) served by the core's driver again"
+# A ring batch's hashes and AEAD encryptions go to a device in bursts
+# (digest_many, encrypt_many): with its drivers chosen for their names,
+# test-ualg's vectors one at a time and three times in a row on one
+# transform (one burst), every completion checked.
+for dev in crypto_openssl $(echo "$VDEVS" | grep -o crypto_aesni_mb); do
+	names=() drvs=() prios=()
+	for n in sha1 sha256 sha512 'hmac(sha1)' 'hmac(sha256)' 'gcm(aes)' 'rfc7539(chacha20,poly1305)'; do
+		drv=$(echo "$n" | tr '(),' '-  ' | tr -s ' ' '-' | sed 's/-$//')-dpdk-$dev
+		grep -qx "driver *: $drv" "$T/proc" || continue
+		names+=("$n") drvs+=("$drv")
+		prios+=("$("$CTL" --json show "$drv" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["priority"])')")
+		"$CTL" priority "$drv" 5000
+	done
+	UALG_ENGINE=algd "$B/tests/test-ualg" --only "${names[@]}" > "$T/bursts" 2>&1
+	grep -qx '[1-9][0-9]* passed, 0 failed' "$T/bursts" && grep -q 'in a row' "$T/bursts"
+	result $? "a ring's batches of ${names[*]} on $dev's drivers, in bursts: as the standard vectors" ||
+		sed 's/^/    /' "$T/bursts"
+	for i in "${!drvs[@]}"; do "$CTL" priority "${drvs[$i]}" "${prios[$i]}"; done
+done
+
 kill -0 $PID; result $? "algd still runs (the seccomp filter let DPDK be)"
 # under check-valgrind's wrap, errors and definite leaks make the exit status 99
 stop() { kill $PID; wait $PID 2>/dev/null; local rc=$?; PID=; [ "$rc" = 0 ]; result $? "$1 (exit $rc)"; }

@@ -1,6 +1,7 @@
 /* libualg against a running algd ($UALG_SOCKET): every hash and skcipher
  * vector of the core's standard tables (NIST CAVP, RFCs) through the ring,
- * one at a time and as one batch; then a hostile client: bogus offsets,
+ * one at a time and as one batch, hashes and AEADs repeated in a row on one
+ * transform (a driver's batches); then a hostile client: bogus offsets,
  * ids and opcodes must complete with errors, corrupted indexes must stop
  * only that ring, and a thread rewriting shared memory while algd works
  * must not hurt algd.  Ends with "N passed, N failed". */
@@ -219,6 +220,88 @@ static void test_batch(struct ualg_ring *ring, const struct ualg_test_desc *d)
 	ok(n == (int)b.n && good == b.n, "batch %s: %zu/%zu vectors in one submission", d->alg, good, b.n);
 	for (size_t i = 0; i < b.n; i++)
 		ualg_ring_close_tfm(ring, b.tfm[i]);
+}
+
+/* Each vector of d (hashes; AEADs' encryptions) REPEAT times in a row on
+ * its own transform, all in one submission: requests of one transform in
+ * a row are what a driver gets as one batch (digest_many, encrypt_many;
+ * a device's burst), and every completion is checked.  AEADs run in place
+ * (associated data, then the text), as a batch requires. */
+#define REPEAT 3
+
+static void test_repeat(struct ualg_ring *ring, const struct ualg_test_desc *d)
+{
+	const bool hash = d->kind == UALG_TEST_HASH;
+	uint8_t *buf = ualg_ring_buf(ring);
+	size_t at = 0, n = 0, good = 0, seen = 0;
+	int tfm[64];
+	size_t out_off[64 * REPEAT];
+	const void *expect[64 * REPEAT];
+	size_t explen[64 * REPEAT];
+	unsigned ntfm = 0;
+
+	for (size_t i = 0; i < d->count && ntfm < 64 && n + REPEAT <= ring->entries; i++) {
+		const struct ualg_hash_testvec *hv = &((const struct ualg_hash_testvec *)d->vecs)[i];
+		const struct ualg_aead_testvec *av = &((const struct ualg_aead_testvec *)d->vecs)[i];
+		if (!hash && av->novrfy)
+			continue;
+		const size_t inlen = hash ? hv->psize : av->alen + av->plen, outlen = hash ? 64 : av->clen;
+		if (at + REPEAT * (inlen + outlen + UALG_MAX_IV + 64) > ualg_ring_bufsize(ring))
+			break;
+		struct ualg_tfm_info info;
+		const int t = ualg_ring_open_tfm(ring, type_of(d), d->alg, &info);
+		if (t < 0 || ((hash ? hv->ksize : av->klen) &&
+			      ualg_ring_setkey(ring, t, hash ? hv->key : av->key, hash ? hv->ksize : av->klen)) ||
+		    (!hash && ualg_ring_setauthsize(ring, t, av->authsize))) {
+			if (t >= 0)
+				ualg_ring_close_tfm(ring, t);
+			continue;
+		}
+		tfm[ntfm++] = t;
+		for (unsigned r = 0; r < REPEAT; r++) {
+			uint8_t *iv = buf + at, *in = iv + UALG_MAX_IV, *out = in + inlen + 64;
+			struct ualg_sqe *sqe = ualg_get_sqe(ring);
+			if (hash) {
+				memcpy(in, hv->plaintext, hv->psize);
+				ualg_prep_hash(ring, sqe, t, in, hv->psize, out);
+				expect[n] = hv->digest;
+				explen[n] = info.digestsize;
+			} else {
+				memcpy(iv, av->iv, av->ivlen);
+				memcpy(in, av->assoc, av->alen);
+				memcpy(in + av->alen, av->ptext, av->plen);
+				out = in + av->alen;
+				ualg_prep_aead_encrypt(ring, sqe, t, in, av->alen, inlen, out, iv);
+				expect[n] = av->ctext;
+				explen[n] = av->clen;
+			}
+			ualg_sqe_set_data64(sqe, n);
+			out_off[n++] = (size_t)(out - buf);
+			at = (size_t)(in - buf) + inlen + outlen + 64;
+		}
+	}
+	if (!n)
+		return;
+	int sub = ualg_submit_and_wait(ring, (unsigned)n);
+	while (sub >= 0 && seen < n) {
+		struct ualg_cqe *cqes[64];
+		unsigned got = ualg_peek_batch_cqe(ring, cqes, 64);
+		for (unsigned i = 0; i < got; i++) {
+			const uint64_t k = cqes[i]->user_data;
+			if (k >= n)
+				continue;
+			const int res = cqes[i]->res;
+			good += res > 0 && (size_t)res == explen[k] && !memcmp(buf + out_off[k], expect[k], explen[k]);
+		}
+		ualg_cq_advance(ring, got);
+		seen += got;
+		if (!got)
+			break;
+	}
+	ok(sub == (int)n && good == n, "%s: %zu vectors %d times each in a row on one transform, one submission: %zu/%zu",
+	   d->alg, n / REPEAT, REPEAT, good, n);
+	for (unsigned i = 0; i < ntfm; i++)
+		ualg_ring_close_tfm(ring, tfm[i]);
 }
 
 /* ---- a hostile client ------------------------------------------------ */
@@ -495,10 +578,24 @@ static void test_parallel(const char *sock)
 	ok(p[0].good && p[1].good, "two rings in two threads: every sha256 vector, 50 rounds each");
 }
 
-int main(void)
+/* --only NAME...: those algorithms' vectors, one at a time and in a row
+ * (test_repeat), and nothing else: for an algd whose drivers for them are
+ * chosen (a device's, tests/ctl/dpdk.sh). */
+static bool chosen(char **only, const char *alg)
+{
+	if (!only)
+		return true;
+	for (; *only; only++)
+		if (!strcmp(*only, alg))
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
 {
 	char sock[256];
 	struct ualg_ring ring;
+	char **only = argc > 2 && !strcmp(argv[1], "--only") ? argv + 2 : NULL;
 
 	if (ualg_default_socket_path(sock, sizeof(sock)) || ualg_ring_init_at(&ring, 256, 1 << 20, sock)) {
 		ok(0, "ring set up with algd at %s", sock);
@@ -507,8 +604,17 @@ int main(void)
 	}
 	ok(1, "ring set up with algd at %s", sock);
 	for (size_t i = 0; i < ualg_test_descs_count; i++)
-		if (type_of(&ualg_test_descs[i]))
+		if (type_of(&ualg_test_descs[i]) && chosen(only, ualg_test_descs[i].alg))
 			test_sync(&ring, &ualg_test_descs[i]);
+	for (size_t i = 0; i < ualg_test_descs_count; i++)
+		if (type_of(&ualg_test_descs[i]) && ualg_test_descs[i].kind != UALG_TEST_SKCIPHER &&
+		    chosen(only, ualg_test_descs[i].alg))
+			test_repeat(&ring, &ualg_test_descs[i]);
+	if (only) {
+		ualg_ring_exit(&ring);
+		printf("%d passed, %d failed\n", n_pass, n_fail);
+		return n_fail != 0;
+	}
 	for (size_t i = 0; i < ualg_test_descs_count; i++)
 		if (type_of(&ualg_test_descs[i]) && ualg_test_descs[i].kind != UALG_TEST_AEAD)
 			test_batch(&ring, &ualg_test_descs[i]);
