@@ -6,16 +6,17 @@ do, with the vectors of testmgr.h and draft-krovetz-vmac-01.
 
 Prints one "ok"/"not ok" line per check and "N passed, N failed"."""
 import errno
+import os
 import socket
 import sys
 
-results = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import ualgtest  # noqa: E402
+from ualgtest import finish, tfm  # noqa: E402
 
 
 def check(what, got, want):
-    good = got == want
-    results.append(good)
-    print("%s - %s%s" % ("ok" if good else "not ok", what, "" if good else " (got %r, want %r)" % (got, want)))
+    ualgtest.check(what, got == want, "got %r, want %r" % (got, want))
 
 
 def err_name(e):
@@ -43,9 +44,7 @@ def digest(name, parts, key=None):
 
 
 def encrypt(name, key, iv, data):
-    with socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET, 0) as s:
-        s.bind(("skcipher", name))
-        s.setsockopt(socket.SOL_ALG, socket.ALG_SET_KEY, key)
+    with tfm("skcipher", name, key) as s:
         o, _ = s.accept()
         with o:
             o.sendmsg_afalg([data], op=socket.ALG_OP_ENCRYPT, iv=iv)
@@ -91,10 +90,8 @@ def main():
           wrapped[64:] == encrypt("xchacha12", k, iv(0, 6), bytes(128)), False)
     check("xchacha12: the counter counts 64-byte blocks", encrypt("xchacha12", k, iv(7, 9), bytes(100))[64:],
           encrypt("xchacha12", k, iv(8, 9), bytes(36)))
-
-    print("%d passed, %d failed" % (results.count(True), results.count(False)))
-    return 0 if all(results) else 1
+    finish()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -18,36 +18,10 @@ import sys
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from ualgtest import check, finish, read_all, tfm  # noqa: E402
+
 LENS = [0, 1, 16, 64, 1000, 70000]
-passed = failed = 0
-
-
-def result(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("ok - " + what)
-    else:
-        failed += 1
-        print("not ok - " + what)
-
-
-def tfm(kind, drv, key=None):
-    t = socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET, 0)
-    t.bind((kind, drv))
-    if key is not None:
-        t.setsockopt(socket.SOL_ALG, socket.ALG_SET_KEY, key)
-    return t
-
-
-def recv_all(op, n):
-    out = b""
-    while len(out) < n:
-        chunk = op.recv(n - len(out))
-        if not chunk:
-            break
-        out += chunk
-    return out
 
 
 def check_hash(a):
@@ -70,7 +44,7 @@ def check_hash(a):
             got = op.recv(len(want))
             op.close()
             ok &= got == want
-    result(ok, "%s (%s): as hashlib/hmac" % (drv, name))
+    check("%s (%s): as hashlib/hmac" % (drv, name), ok)
 
 
 def ref_cipher(name, key, iv):
@@ -101,22 +75,22 @@ def check_skcipher(a):
             if mode == "xts":
                 # one request: XTS's IV does not carry like the others'
                 op.sendmsg_afalg([pt], op=socket.ALG_OP_ENCRYPT, **kw)
-                got = recv_all(op, 2 * n)
+                got = read_all(op, 2 * n)
             else:
                 half = n - n % 16
                 op.sendmsg_afalg([pt[:half]], op=socket.ALG_OP_ENCRYPT, **kw)
-                got = recv_all(op, half)
+                got = read_all(op, half)
                 op.sendmsg_afalg([pt[half:]], op=socket.ALG_OP_ENCRYPT)
-                got += recv_all(op, 2 * n - half)
+                got += read_all(op, 2 * n - half)
             op.close()
             op, _ = t.accept()
             op.sendmsg_afalg([want], op=socket.ALG_OP_DECRYPT, **kw)
-            back = recv_all(op, 2 * n)
+            back = read_all(op, 2 * n)
             op.close()
             if not (got == want and back == pt):
                 print("    klen %d n %d: enc %s dec %s" % (klen, n, got == want, back == pt))
                 ok = False
-    result(ok, "%s (%s): as the cryptography package, IV carried across requests" % (drv, name))
+    check("%s (%s): as the cryptography package, IV carried across requests" % (drv, name), ok)
 
 
 def check_aead(a):
@@ -137,11 +111,11 @@ def check_aead(a):
                     want = full[:n] + full[n:n + tag]
                 op, _ = t.accept()
                 op.sendmsg_afalg([aad + pt], op=socket.ALG_OP_ENCRYPT, iv=iv, assoclen=alen)
-                got = recv_all(op, alen + n + tag)
+                got = read_all(op, alen + n + tag)
                 op.close()
                 op, _ = t.accept()
                 op.sendmsg_afalg([aad + want], op=socket.ALG_OP_DECRYPT, iv=iv, assoclen=alen)
-                back = recv_all(op, alen + n)
+                back = read_all(op, alen + n)
                 op.close()
                 bad = bytearray(aad + want)
                 bad[-1] ^= 1
@@ -157,15 +131,14 @@ def check_aead(a):
                     print("    klen %d tag %d alen %d n %d: enc %s dec %s tampered %s" % (
                         klen, tag, alen, n, got == aad + want, back == aad + pt, refused))
                     ok = False
-    result(ok, "%s (%s): as the cryptography package, tampered tags EBADMSG" % (drv, name))
+    check("%s (%s): as the cryptography package, tampered tags EBADMSG" % (drv, name), ok)
 
 
 algs = [a for a in json.load(sys.stdin) if a.get("module") == "dpdk"]
 for a in algs:
-    result(a.get("selftest") == "passed", "%s (%s): self-test passed at registration" % (a["driver"], a["name"]))
+    check("%s (%s): self-test passed at registration" % (a["driver"], a["name"]), a.get("selftest") == "passed")
     try:
         {"shash": check_hash, "skcipher": check_skcipher, "aead": check_aead}[a["type"]](a)
     except OSError as e:
-        result(False, "%s: %s" % (a["driver"], e))
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+        check("%s: %s" % (a["driver"], e), False)
+finish()

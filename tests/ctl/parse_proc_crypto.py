@@ -8,18 +8,15 @@ ours has the fields, in order, that the golden stanzas of its type have;
 for each generic name both list, the type and its sizes agree; and the
 golden names we lack are exactly those LACKING (tests/ctl/lacking.txt) lists between its
 "<!-- lacking -->" markers."""
+import os
 import re
 import sys
 
-passed = failed = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from ualgtest import check, finish  # noqa: E402
+
 SIZES = ("type", "blocksize", "digestsize", "min keysize", "max keysize", "ivsize", "maxauthsize",
          "seedsize")
-
-
-def check(ok, what):
-    global passed, failed
-    print(("ok - " if ok else "not ok - ") + what)
-    passed, failed = passed + ok, failed + (not ok)
 
 
 def parse(path):
@@ -43,7 +40,7 @@ def parse(path):
 golden, ours = parse(sys.argv[1]), parse(sys.argv[2])
 readme = open(sys.argv[3]).read()
 lacking = set(readme.split("<!-- lacking -->")[1].split()) if "<!-- lacking -->" in readme else set()
-check(len(ours) > 0, "algctl list has %d stanzas" % len(ours))
+check("algctl list has %d stanzas" % len(ours), len(ours) > 0)
 layout = {}
 for st in golden:
     d = dict(st)
@@ -52,7 +49,7 @@ for st in golden:
 for st in ours:
     d = dict(st)
     want = layout.get(d.get("type"))
-    check(want == [k for k, _ in st], "%s: the fields of a %s stanza" % (d.get("driver"), d.get("type")))
+    check("%s: the fields of a %s stanza" % (d.get("driver"), d.get("type")), want == [k for k, _ in st])
 gnames = {}
 for st in golden:
     gnames.setdefault(dict(st)["name"], []).append(dict(st))
@@ -63,9 +60,9 @@ for name in sorted(set(gnames) & set(onames)):
     # socket sees it as it sees our shash.
     agree = any(all((g.get(k) == o.get(k) or (k == "type" and {g.get(k), o.get(k)} == {"ahash", "shash"}))
                     for k in SIZES) for g in gnames[name])
-    check(agree, "%s: type and sizes as on Linux 6.1" % name)
+    check("%s: type and sizes as on Linux 6.1" % name, agree)
 missing = set(gnames) - set(onames)
-check(missing == lacking, "the golden algorithms we lack are the LACKING list (extra: %s; listed but present: %s)"
-      % (" ".join(sorted(missing - lacking)) or "none", " ".join(sorted(lacking - missing)) or "none"))
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+check("the golden algorithms we lack are the LACKING list (extra: %s; listed but present: %s)"
+      % (" ".join(sorted(missing - lacking)) or "none", " ".join(sorted(lacking - missing)) or "none"),
+      missing == lacking)
+finish()

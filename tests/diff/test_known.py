@@ -12,12 +12,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "golden", "surface.txt")
 KNOWN = os.path.join(HERE, "known-differences.txt")
 CASE = "iovec_many_recv"
-results = []
-
-
-def check(name, ok, why=""):
-    results.append(bool(ok))
-    print(("ok - " if ok else "not ok - ") + name + (f" ({why})" if why and not ok else ""), flush=True)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from ualgtest import check, finish  # noqa: E402
 
 
 def run(golden_lines, known_text, only=CASE):
@@ -56,5 +52,4 @@ check("the call changed on a listed step, a field its entry does not name, fails
 rc, out = run([l for l in open(GOLDEN).read().split("\n") if l.startswith("iovec_many_hash ")],
               "iovec_many_hash 3:errno a difference that is not there\n", only="iovec_many_hash")
 check("an entry for a case that matches is stale and fails", rc == 1 and "now matches" in out, out)
-print(f"{results.count(True)} passed, {results.count(False)} failed")
-sys.exit(0 if all(results) else 1)
+finish()

@@ -17,12 +17,8 @@ import subprocess
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-results = []
-
-
-def check(ok, name):
-    results.append(bool(ok))
-    print(("ok - " if ok else "not ok - ") + name)
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from ualgtest import check, finish  # noqa: E402
 
 
 def table_rows(path, heading):
@@ -60,23 +56,23 @@ for d in sorted(os.listdir(src)):
     if not os.path.isdir(path):
         continue
     row = layout.get("src/" + d)
-    check(row is not None, f"README.md's layout table has a row for src/{d}/")
+    check(f"README.md's layout table has a row for src/{d}/", row is not None)
     if row is None:
         continue
     names = quoted(row)
     files = sorted(f for f in os.listdir(path) if f.endswith(".c"))
     for f in files:
-        check(any(fnmatch.fnmatchcase(f, n) for n in names if n.endswith(".c")),
-              f"README.md's src/{d}/ row names {f}")
+        check(f"README.md's src/{d}/ row names {f}",
+              any(fnmatch.fnmatchcase(f, n) for n in names if n.endswith(".c")))
     for sub in sorted(s for s in os.listdir(path) if os.path.isdir(os.path.join(path, s))):
         if any(n.endswith(".c") for n in os.listdir(os.path.join(path, sub))):
-            check(sub + "/" in names, f"README.md's src/{d}/ row names {sub}/")
+            check(f"README.md's src/{d}/ row names {sub}/", sub + "/" in names)
     # A name of the row that matches no file is a file renamed or removed.
     for n in names:
         if re.fullmatch(r"[\w*.-]+\.c", n):
-            check(any(fnmatch.fnmatchcase(f, n) for f in files), f"src/{d}/{n}, named in README.md, exists")
+            check(f"src/{d}/{n}, named in README.md, exists", any(fnmatch.fnmatchcase(f, n) for f in files))
 for folder in sorted(layout):
-    check(os.path.isdir(os.path.join(ROOT, folder)), f"{folder}/, a row of README.md's layout table, exists")
+    check(f"{folder}/, a row of README.md's layout table, exists", os.path.isdir(os.path.join(ROOT, folder)))
 
 # tests/README.md's groups: those of run-all.sh's list of suites.
 listed = subprocess.run([os.path.join(ROOT, "tests", "run-all.sh"), "--list"], check=True,
@@ -86,9 +82,8 @@ described = set()
 for cells in table_rows("tests/README.md", "Running"):
     described.update(quoted(cells[0]))
 for g in groups:
-    check(g in described, f"tests/README.md's table of groups has {g}")
+    check(f"tests/README.md's table of groups has {g}", g in described)
 for g in sorted(described - set(groups)):
-    check(False, f"tests/README.md's group {g} is a group of tests/run-all.sh --list")
+    check(f"tests/README.md's group {g} is a group of tests/run-all.sh --list", False)
 
-print("%d passed, %d failed" % (sum(results), len(results) - sum(results)))
-sys.exit(0 if all(results) else 1)
+finish()

@@ -8,12 +8,15 @@ import socket
 import struct
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from ualgtest import check, finish, numbered  # noqa: E402
+
 PATH = os.environ["UALG_SOCKET"]
 HDR = struct.Struct("=IHHiI")          # len, type, flags, result, reserved
 HELLO, BIND, SETSOCKOPT, ACCEPT, SEND, RECV = 1, 2, 3, 4, 5, 6
 ALG_GET, ALG_DUMP, ALG_UPDATE = 32, 33, 34
 ALG_REQ = struct.Struct("=128s128sIIIIII")  # name, driver, type, mask, flags, priority, start, reserved
-results = []
+numbered()
 
 
 def frame(typ, body=b"", flags=0, result=0, length=None, reserved=0):
@@ -45,11 +48,6 @@ def closed_after(s, data):
         return False
     except ConnectionResetError:
         return True
-
-
-def check(name, cond):
-    results.append(cond)
-    print("%sok %d - %s" % ("" if cond else "not ", len(results), name))
 
 
 def sha1_abc(tfm):
@@ -141,5 +139,4 @@ check("ALG_DUMP pages through %d algorithms" % total, total > 0)
 check("ALG_DUMP from the last record answers 1 record and keeps the connection",
       dump_from(d, total - 1) == 1 and dump_from(d, total) == 0)
 d.close()
-print("%d passed, %d failed" % (sum(results), len(results) - sum(results)))
-sys.exit(0 if all(results) else 1)
+finish()

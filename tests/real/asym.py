@@ -15,21 +15,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from ualgtest import check, finish  # noqa: E402
+
 B = sys.argv[1] if len(sys.argv) > 1 else "build"
 RUN = os.path.join(B, "src/tools/ualg-run")
 TOOL = os.path.join(B, "tests/kcapi-asym")
 ENOENT, EBADMSG, EINVAL, ENOSYS, EOVERFLOW = 2, 74, 22, 38, 75
-passed = failed = 0
-
-
-def result(name, cond):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok - " + name)
-    else:
-        failed += 1
-        print("not ok - " + name)
 
 
 def openssl(*args, data=None):
@@ -76,50 +68,50 @@ def rsa_tests(d):
     alg = "pkcs1pad(rsa,sha256)"
 
     rc, sig, err = ours("akcipher", alg, "sign", "priv", priv, dig)
-    result("pkcs1pad sign: setkey answers the modulus size (256)", "maxsize 256" in err)
+    check("pkcs1pad sign: setkey answers the modulus size (256)", "maxsize 256" in err)
     ref = openssl("pkeyutl", "-sign", "-inkey", key, "-pkeyopt", "digest:sha256", "-in", dig)
-    result("pkcs1pad sign: the signature is openssl pkeyutl's, byte for byte", rc == 0 and sig == ref)
+    check("pkcs1pad sign: the signature is openssl pkeyutl's, byte for byte", rc == 0 and sig == ref)
     sigf = write(d, "sig", sig)
     v = subprocess.run(["openssl", "dgst", "-sha256", "-verify", pub_pem, "-signature", sigf, msg],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    result("pkcs1pad sign: openssl dgst -verify accepts it", v.returncode == 0)
+    check("pkcs1pad sign: openssl dgst -verify accepts it", v.returncode == 0)
 
     rc, out, _ = ours("akcipher", alg, "verify", "pub", pub, write(d, "osig", ref))
-    result("pkcs1pad verify (public key, signature alone): gives the digest", rc == 0 and out == digest)
+    check("pkcs1pad verify (public key, signature alone): gives the digest", rc == 0 and out == digest)
     rc, out, _ = ours("akcipher", alg, "verify", "pub", pub, write(d, "both", ref + digest))
-    result("pkcs1pad verify (signature || digest): accepted, no output", rc == 0 and out == b"")
+    check("pkcs1pad verify (signature || digest): accepted, no output", rc == 0 and out == b"")
     bad = bytearray(ref + digest)
     bad[-1] ^= 1
     rc, out, _ = ours("akcipher", alg, "verify", "pub", pub, write(d, "bad", bytes(bad)))
-    result("pkcs1pad verify: another digest is EBADMSG, no output", rc == EBADMSG and out == b"")
+    check("pkcs1pad verify: another digest is EBADMSG, no output", rc == EBADMSG and out == b"")
     bad = bytearray(ref)
     bad[10] ^= 1
     rc, out, _ = ours("akcipher", alg, "verify", "pub", pub, write(d, "bad2", bytes(bad)))
-    result("pkcs1pad verify: a damaged signature is EBADMSG", rc == EBADMSG and out == b"")
+    check("pkcs1pad verify: a damaged signature is EBADMSG", rc == EBADMSG and out == b"")
     rc, out, _ = ours("akcipher", alg, "sign", "pub", pub, dig)
-    result("pkcs1pad sign with the public key only: EINVAL", rc == EINVAL and out == b"")
+    check("pkcs1pad sign with the public key only: EINVAL", rc == EINVAL and out == b"")
 
     plain = b"a secret of thirty-two bytes...!"
     rc, ct, _ = ours("akcipher", alg, "encrypt", "pub", pub, write(d, "plain", plain))
     dec = openssl("pkeyutl", "-decrypt", "-inkey", key, "-in", write(d, "ct", ct)) if rc == 0 else b""
-    result("pkcs1pad encrypt (public key): openssl pkeyutl -decrypt recovers it", dec == plain)
+    check("pkcs1pad encrypt (public key): openssl pkeyutl -decrypt recovers it", dec == plain)
     ct2 = openssl("pkeyutl", "-encrypt", "-pubin", "-inkey", pub_pem, "-in", os.path.join(d, "plain"))
     rc, out, _ = ours("akcipher", alg, "decrypt", "priv", priv, write(d, "ct2", ct2))
-    result("pkcs1pad decrypt: openssl pkeyutl -encrypt's ciphertext", rc == 0 and out == plain)
+    check("pkcs1pad decrypt: openssl pkeyutl -encrypt's ciphertext", rc == 0 and out == plain)
     rc, out, _ = ours("akcipher", alg, "decrypt", "priv", priv, write(d, "ct3", bytes(256)))
-    result("pkcs1pad decrypt of a bad ciphertext: EINVAL (pkcs1pad_decrypt_complete), no output",
-           rc == EINVAL and out == b"")
+    check("pkcs1pad decrypt of a bad ciphertext: EINVAL (pkcs1pad_decrypt_complete), no output",
+          rc == EINVAL and out == b"")
 
     block = bytes([0]) + os.urandom(255)
     blk = write(d, "block", block)
     rc, out, _ = ours("akcipher", "rsa", "encrypt", "pub", pub, blk)
     ref = openssl("pkeyutl", "-encrypt", "-pubin", "-inkey", pub_pem, "-pkeyopt",
                   "rsa_padding_mode:none", "-in", blk)
-    result("rsa encrypt (m^e): openssl pkeyutl with no padding, byte for byte", rc == 0 and out == ref)
+    check("rsa encrypt (m^e): openssl pkeyutl with no padding, byte for byte", rc == 0 and out == ref)
     rc, out, _ = ours("akcipher", "rsa", "decrypt", "priv", priv, write(d, "rct", ref))
-    result("rsa decrypt (c^d): the block again", rc == 0 and out == block)
+    check("rsa decrypt (c^d): the block again", rc == 0 and out == block)
     rc, out, _ = ours("akcipher", "rsa", "encrypt", "pub", write(d, "junk", b"\x30\x03\x02\x01\x05"), blk)
-    result("rsa: a malformed public key is EINVAL", rc == EINVAL)
+    check("rsa: a malformed public key is EINVAL", rc == EINVAL)
 
 
 def ecdsa_tests(d):
@@ -131,13 +123,13 @@ def ecdsa_tests(d):
     sig = openssl("pkeyutl", "-sign", "-inkey", key, "-in", write(d, "edig", digest))
     alg = "ecdsa-nist-p256"
     rc, out, err = ours("akcipher", alg, "verify", "pub", point, write(d, "esig", sig + digest))
-    result("ecdsa-nist-p256 verify: openssl pkeyutl's DER signature || digest", rc == 0 and out == b"")
+    check("ecdsa-nist-p256 verify: openssl pkeyutl's DER signature || digest", rc == 0 and out == b"")
     bad = bytearray(sig + digest)
     bad[-3] ^= 0x40
     rc, out, _ = ours("akcipher", alg, "verify", "pub", point, write(d, "ebad", bytes(bad)))
-    result("ecdsa-nist-p256 verify: another digest is EBADMSG", rc == EBADMSG)
+    check("ecdsa-nist-p256 verify: another digest is EBADMSG", rc == EBADMSG)
     rc, out, _ = ours("akcipher", alg, "sign", "pub", point, write(d, "edig2", digest))
-    result("ecdsa-nist-p256 sign: ENOSYS (verification only, as Linux 6.1)", rc == ENOSYS)
+    check("ecdsa-nist-p256 sign: ENOSYS (verification only, as Linux 6.1)", rc == ENOSYS)
 
 
 def kpp_pair(d, name, genargs):
@@ -158,16 +150,16 @@ def dh_tests(d):
     ya = text_field(a_text, "public-key").lstrip(b"\0")
     yb = write(d, "yb", text_field(b_text, "public-key").lstrip(b"\0"))
     rc, out, err = ours("dh", "dh", params, xa)
-    result("dh keygen: PKCS#3 parameters answer 256, the public key is openssl's",
-           rc == 0 and "params 256" in err and len(out) == 256 and out.lstrip(b"\0") == ya)
+    check("dh keygen: PKCS#3 parameters answer 256, the public key is openssl's",
+          rc == 0 and "params 256" in err and len(out) == 256 and out.lstrip(b"\0") == ya)
     rc, ss, _ = ours("dh", "dh", params, xa, yb)
     ref = openssl("pkeyutl", "-derive", "-inkey", a, "-peerkey", b_pub)
-    result("dh ssgen: the shared secret is openssl pkeyutl -derive's (p-sized)",
-           rc == 0 and len(ss) == 256 and ss.lstrip(b"\0") == ref.lstrip(b"\0"))
+    check("dh ssgen: the shared secret is openssl pkeyutl -derive's (p-sized)",
+          rc == 0 and len(ss) == 256 and ss.lstrip(b"\0") == ref.lstrip(b"\0"))
     rc, pub, _ = ours("dh", "dh", params, "-")
-    result("dh: an empty key generates one (p-sized public key)", rc == 0 and len(pub) == 256)
+    check("dh: an empty key generates one (p-sized public key)", rc == 0 and len(pub) == 256)
     rc, _, _ = ours("dh", "dh", params, xa, write(d, "one", b"\x01"))
-    result("dh ssgen: a peer key of 1 is EINVAL", rc == EINVAL)
+    check("dh ssgen: a peer key of 1 is EINVAL", rc == EINVAL)
 
 
 def ecdh_tests(d, alg, curve, cid, n):
@@ -177,19 +169,19 @@ def ecdh_tests(d, alg, curve, cid, n):
     qa = text_field(a_text, "pub")
     qb = write(d, alg + "qb", text_field(b_text, "pub")[1:])
     rc, out, err = ours("ecdh", alg, str(cid), da)
-    result("%s keygen: X || Y of openssl's key" % alg, rc == 0 and out == qa[1:] and
-           "maxsize %d" % (2 * n) in err)
+    check("%s keygen: X || Y of openssl's key" % alg, rc == 0 and out == qa[1:] and
+          "maxsize %d" % (2 * n) in err)
     rc, ss, _ = ours("ecdh", alg, str(cid), da, qb)
     ref = openssl("pkeyutl", "-derive", "-inkey", a, "-peerkey", b_pub)
-    result("%s ssgen: openssl pkeyutl -derive's secret" % alg, rc == 0 and ss == ref)
+    check("%s ssgen: openssl pkeyutl -derive's secret" % alg, rc == 0 and ss == ref)
     bad = bytearray(open(qb, "rb").read())
     bad[-1] ^= 1
     rc, out, _ = ours("ecdh", alg, str(cid), da, write(d, alg + "bad", bytes(bad)))
-    result("%s ssgen: a point off the curve is EINVAL, no output" % alg, rc == EINVAL and out == b"")
+    check("%s ssgen: a point off the curve is EINVAL, no output" % alg, rc == EINVAL and out == b"")
     rc, _, _ = ours("ecdh", alg, str(cid % 3 + 1), da)
-    result("%s: another curve id is EINVAL" % alg, rc == EINVAL)
+    check("%s: another curve id is EINVAL" % alg, rc == EINVAL)
     rc, pub, _ = ours("ecdh", alg, str(cid), "-")
-    result("%s: an empty key generates one" % alg, rc == 0 and len(pub) == 2 * n)
+    check("%s: an empty key generates one" % alg, rc == 0 and len(pub) == 2 * n)
 
 
 # ---- the kernel's key formats -------------------------------------------
@@ -264,24 +256,24 @@ def kernel_rsa_tests(d, bits):
     rc, ct, err = ours("akcipher", "rsa", "encrypt", "pub", pub, blk)
     ref = openssl("pkeyutl", "-encrypt", "-pubin", "-inkey", pub_pem, "-pkeyopt",
                   "rsa_padding_mode:none", "-in", blk)
-    result("%s encrypt, RSAPublicKey with a %d-byte e: openssl's m^e" % (tag, size),
-           rc == 0 and ct == ref and "maxsize %d" % size in err)
+    check("%s encrypt, RSAPublicKey with a %d-byte e: openssl's m^e" % (tag, size),
+          rc == 0 and ct == ref and "maxsize %d" % size in err)
     rc, out, err = ours("akcipher", "rsa", "decrypt", "priv", ned, write(d, "kct%d" % bits, ref))
-    result("%s decrypt, key of n, e, d and zero CRT fields (version 1): the block" % tag,
-           rc == 0 and out == block and "maxsize %d" % size in err)
+    check("%s decrypt, key of n, e, d and zero CRT fields (version 1): the block" % tag,
+          rc == 0 and out == block and "maxsize %d" % size in err)
     rc, sig, _ = ours("akcipher", "rsa", "sign", "priv", ned, blk)
     ref = openssl("pkeyutl", "-decrypt", "-inkey", key, "-pkeyopt", "rsa_padding_mode:none", "-in", blk)
-    result("%s sign (m^d), n/e/d key: openssl pkeyutl's m^d (-decrypt, no padding)" % tag,
-           rc == 0 and sig == ref)
+    check("%s sign (m^d), n/e/d key: openssl pkeyutl's m^d (-decrypt, no padding)" % tag,
+          rc == 0 and sig == ref)
     rc, out, _ = ours("akcipher", "rsa", "verify", "pub", pub, write(d, "ksig%d" % bits, ref))
-    result("%s verify (s^e): the block again" % tag, rc == 0 and out == block)
+    check("%s verify (s^e): the block again" % tag, rc == 0 and out == block)
     indef = der_seq(der_int(0), der_int(n), der_int(e), der_int(dd), zeros, indef=True)
     rc, out, _ = ours("akcipher", "rsa", "sign", "priv", write(d, "kind%d" % bits, indef), blk)
-    result("%s: an indefinite-length (BER) private key signs alike" % tag, rc == 0 and out == ref)
+    check("%s: an indefinite-length (BER) private key signs alike" % tag, rc == 0 and out == ref)
     tail = write(d, "ktail%d" % bits, open(ned, "rb").read() + b"\x05\x00junk")
     rc, out, _ = ours("akcipher", "rsa", "sign", "priv", tail, blk)
-    result("%s: bytes after the key's SEQUENCE are ignored, as asn1_ber_decoder() does" % tag,
-           rc == 0 and out == ref)
+    check("%s: bytes after the key's SEQUENCE are ignored, as asn1_ber_decoder() does" % tag,
+          rc == 0 and out == ref)
 
     alg = "pkcs1pad(rsa,sha256)"
     msg = write(d, "kmsg%d" % bits, os.urandom(100))
@@ -289,27 +281,27 @@ def kernel_rsa_tests(d, bits):
     dig = write(d, "kdig%d" % bits, digest)
     rc, sig, _ = ours("akcipher", alg, "sign", "priv", ned, dig)
     ref = openssl("pkeyutl", "-sign", "-inkey", key, "-pkeyopt", "digest:sha256", "-in", dig)
-    result("%s pkcs1pad sign, n/e/d key: openssl pkeyutl's signature" % tag, rc == 0 and sig == ref)
+    check("%s pkcs1pad sign, n/e/d key: openssl pkeyutl's signature" % tag, rc == 0 and sig == ref)
     rc, out, _ = ours("akcipher", alg, "verify", "pub", pub, write(d, "kboth%d" % bits, ref + digest))
-    result("%s pkcs1pad verify, RSAPublicKey: signature || digest accepted" % tag,
-           rc == 0 and out == b"")
+    check("%s pkcs1pad verify, RSAPublicKey: signature || digest accepted" % tag,
+          rc == 0 and out == b"")
     bad = bytearray(ref)
     bad[5] ^= 0x10
     rc, out, _ = ours("akcipher", alg, "verify", "pub", pub, write(d, "kbad%d" % bits, bytes(bad) + digest))
-    result("%s pkcs1pad verify: a damaged signature is EBADMSG" % tag, rc == EBADMSG and out == b"")
+    check("%s pkcs1pad verify: a damaged signature is EBADMSG" % tag, rc == EBADMSG and out == b"")
     plain = os.urandom(size - 11)
     pf = write(d, "kplain%d" % bits, plain)
     ct = openssl("pkeyutl", "-encrypt", "-pubin", "-inkey", pub_pem, "-in", pf)
     rc, out, _ = ours("akcipher", alg, "decrypt", "priv", v0, write(d, "kpct%d" % bits, ct))
-    result("%s pkcs1pad decrypt, n/e/d key (version 0): openssl's ciphertext" % tag,
-           rc == 0 and out == plain)
+    check("%s pkcs1pad decrypt, n/e/d key (version 0): openssl's ciphertext" % tag,
+          rc == 0 and out == plain)
     rc, ct, _ = ours("akcipher", alg, "encrypt", "pub", pub, pf)
     dec = openssl("pkeyutl", "-decrypt", "-inkey", key, "-in", write(d, "kpct2%d" % bits, ct)) \
         if rc == 0 else b""
-    result("%s pkcs1pad encrypt of k - 11 bytes: openssl pkeyutl -decrypt recovers it" % tag,
-           dec == plain)
+    check("%s pkcs1pad encrypt of k - 11 bytes: openssl pkeyutl -decrypt recovers it" % tag,
+          dec == plain)
     rc, _, _ = ours("akcipher", alg, "encrypt", "pub", pub, write(d, "klong%d" % bits, plain + b"x"))
-    result("%s pkcs1pad encrypt of k - 10 bytes: EOVERFLOW" % tag, rc == EOVERFLOW)
+    check("%s pkcs1pad encrypt of k - 10 bytes: EOVERFLOW" % tag, rc == EOVERFLOW)
 
     # What rsa_helper.c, rsa.c and asn1_ber_decoder() refuse.
     nb = n.to_bytes(size, "big")
@@ -328,7 +320,7 @@ def kernel_rsa_tests(d, bits):
     ]
     for i, (kt, what, want, blob) in enumerate(bad_keys):
         rc, out, _ = ours("akcipher", "rsa", "encrypt", kt, write(d, "kbadkey%d" % i, blob), blk)
-        result("%s setkey, %s: %s" % (tag, what, errno.errorcode.get(want)), rc == want and out == b"")
+        check("%s setkey, %s: %s" % (tag, what, errno.errorcode.get(want)), rc == want and out == b"")
 
 
 def dh_spki(p, g, y):
@@ -356,11 +348,11 @@ def kernel_dh_tests(d):
     for i, (what, blob) in enumerate(forms):
         params = write(d, "kdhparams%d" % i, blob)
         rc, out, err = ours("dh", "dh", params, xa)
-        result("dh PKCS#3 %s: answers 384; openssl's public key" % what,
-               rc == 0 and "params 384" in err and out == ya.to_bytes(384, "big"))
+        check("dh PKCS#3 %s: answers 384; openssl's public key" % what,
+              rc == 0 and "params 384" in err and out == ya.to_bytes(384, "big"))
         rc, ss, _ = ours("dh", "dh", params, xa, yb)
-        result("dh PKCS#3 %s: openssl pkeyutl -derive's secret" % what,
-               rc == 0 and ss.lstrip(b"\0") == ref.lstrip(b"\0") and len(ss) == 384)
+        check("dh PKCS#3 %s: openssl pkeyutl -derive's secret" % what,
+              rc == 0 and ss.lstrip(b"\0") == ref.lstrip(b"\0") and len(ss) == 384)
     params = os.path.join(d, "kdhparams0")
     rc, out, _ = ours("dh", "dh", params, "-", yb)
     ok = rc == 0 and len(out) == 768
@@ -368,7 +360,7 @@ def kernel_dh_tests(d):
         peer = write(d, "kdhours", dh_spki(p, g, int.from_bytes(out[:384], "big")))
         ref2 = openssl("pkeyutl", "-derive", "-inkey", b, "-peerkey", peer, "-peerform", "DER")
         ok = out[384:].lstrip(b"\0") == ref2.lstrip(b"\0")
-    result("dh generated key: its public key and secret agree with openssl pkeyutl -derive", ok)
+    check("dh generated key: its public key and secret agree with openssl pkeyutl -derive", ok)
 
     pb = p.to_bytes(384, "big")
     bad = [
@@ -380,8 +372,8 @@ def kernel_dh_tests(d):
     ]
     for i, (what, want, blob) in enumerate(bad):
         rc, _, err = ours("dh", "dh", write(d, "kdhbad%d" % i, blob), xa)
-        result("dh PKCS#3 %s: %s at ALG_SET_DH_PARAMETERS" % (what, errno.errorcode.get(want)),
-               rc == want and "setparam" in err)
+        check("dh PKCS#3 %s: %s at ALG_SET_DH_PARAMETERS" % (what, errno.errorcode.get(want)),
+              rc == want and "setparam" in err)
 
 
 def kernel_ecdh_generated(d, alg, curve, cid, n):
@@ -394,7 +386,7 @@ def kernel_ecdh_generated(d, alg, curve, cid, n):
         peer = write(d, alg + "gours", spki[:-2 * n] + out[:2 * n])
         ref = openssl("pkeyutl", "-derive", "-inkey", b, "-peerkey", peer, "-peerform", "DER")
         ok = out[2 * n:] == ref
-    result("%s generated key: its X || Y and secret agree with openssl pkeyutl -derive" % alg, ok)
+    check("%s generated key: its X || Y and secret agree with openssl pkeyutl -derive" % alg, ok)
 
 
 # libkcapi's own akcipher vectors (test/test.sh, ASYM_*_1 to _5), keys as
@@ -484,12 +476,12 @@ def libkcapi_vectors(d):
     ref = openssl("pkeyutl", "-encrypt", "-pubin", "-inkey", pem1, "-pkeyopt",
                   "rsa_padding_mode:none", "-in", msg)
     rc, out, _ = ours("akcipher", "rsa", "encrypt", "priv", key1, write(d, "lkm1s", LK_MSG1))
-    result("libkcapi ASYM 1: rsa encrypt with the n/e/d private key = openssl's m^e",
-           rc == 0 and out == ref)
+    check("libkcapi ASYM 1: rsa encrypt with the n/e/d private key = openssl's m^e",
+          rc == 0 and out == ref)
     rc, out, _ = ours("akcipher", "rsa", "encrypt", "pub", pub1, write(d, "lkm1s", LK_MSG1))
-    result("libkcapi ASYM 2: rsa encrypt with the RSAPublicKey = openssl's m^e", rc == 0 and out == ref)
+    check("libkcapi ASYM 2: rsa encrypt with the RSAPublicKey = openssl's m^e", rc == 0 and out == ref)
     rc, out, _ = ours("akcipher", "rsa", "decrypt", "priv", key1, write(d, "lkc1", ref))
-    result("libkcapi ASYM 3: rsa decrypt gives the message back", rc == 0 and out == LK_MSG1.rjust(256, b"\0"))
+    check("libkcapi ASYM 3: rsa decrypt gives the message back", rc == 0 and out == LK_MSG1.rjust(256, b"\0"))
 
     pem4 = pub_pem(d, "lkpem4", der_seq(der_int(der_ints(LK_KEY4)[1]), der_int(65537)))
     dig4 = write(d, "lkd4", LK_DIG4)
@@ -497,8 +489,8 @@ def libkcapi_vectors(d):
                         "digest:sha256", "-in", dig4, "-sigfile", write(d, "lks4", LK_SIG4)],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     rc, out, _ = ours("akcipher", "pkcs1pad(rsa,sha256)", "sign", "priv", write(d, "lk4", LK_KEY4), dig4)
-    result("libkcapi ASYM 4 (CAVS SigGen15): pkcs1pad sign with d alone = the CAVS signature, "
-           "which openssl verifies", v.returncode == 0 and rc == 0 and out == LK_SIG4)
+    check("libkcapi ASYM 4 (CAVS SigGen15): pkcs1pad sign with d alone = the CAVS signature, "
+          "which openssl verifies", v.returncode == 0 and rc == 0 and out == LK_SIG4)
 
     pub5 = der_seq(der_int(LK_N5), der_int(LK_E5, 256))
     pem5 = pub_pem(d, "lkpem5", pub5)
@@ -507,8 +499,8 @@ def libkcapi_vectors(d):
     v = subprocess.run(["openssl", "dgst", "-sha256", "-verify", pem5, "-signature", sig5,
                         os.path.join(d, "lkm5")], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     rc, out, _ = ours("akcipher", "pkcs1pad(rsa,sha256)", "verify", "pub", write(d, "lkp5", pub5), sig5)
-    result("libkcapi ASYM 5 (CAVS SigVer15): pkcs1pad verify with a 256-byte e gives the "
-           "message's SHA-256, as openssl dgst -verify", v.returncode == 0 and rc == 0 and out == digest)
+    check("libkcapi ASYM 5 (CAVS SigVer15): pkcs1pad verify with a 256-byte e gives the "
+          "message's SHA-256, as openssl dgst -verify", v.returncode == 0 and rc == 0 and out == digest)
 
 
 # libkcapi's test/kcapi-main.c, the DH example it checks against OpenSSL:
@@ -563,37 +555,37 @@ def libkcapi_as_sent(d):
         rc, out, err = ours("akcipher", "rsa", "encrypt", "pub", write(d, "lsp1", LK_PUB1),
                             write(d, "lsm1", LK_MSG1), supervise=sup)
         ref = pow(int.from_bytes(LK_MSG1, "big"), 65537, n1).to_bytes(256, "big")
-        result("libkcapi ASYM 2 as sent%s: the RSAPublicKey with a negative n answers 256 and "
-               "encrypts as test.sh expects" % how, rc == 0 and "maxsize 256" in err and out == ref)
+        check("libkcapi ASYM 2 as sent%s: the RSAPublicKey with a negative n answers 256 and "
+              "encrypts as test.sh expects" % how, rc == 0 and "maxsize 256" in err and out == ref)
         for alg in ("pkcs1pad(rsa-generic,sha256)", "pkcs1pad(rsa,sha256)"):
             rc, out, err = ours("akcipher", alg, "verify", "pub", p5, sig5, supervise=sup)
-            result("libkcapi ASYM 5 as sent%s: %s verifies with the negative n, gives the "
-                   "digest" % (how, alg), rc == 0 and "maxsize 256" in err and out == digest)
+            check("libkcapi ASYM 5 as sent%s: %s verifies with the negative n, gives the "
+                  "digest" % (how, alg), rc == 0 and "maxsize 256" in err and out == digest)
         rc, out, err = ours("dh", "dh", dh_params, dh_x, supervise=sup)
-        result("libkcapi kcapi-main DH example%s: the parameters answer 256, the public key "
-               "is the one OpenSSL printed" % how,
-               rc == 0 and "params 256" in err and "maxsize 256" in err and out == LK_DH_Y)
+        check("libkcapi kcapi-main DH example%s: the parameters answer 256, the public key "
+              "is the one OpenSSL printed" % how,
+              rc == 0 and "params 256" in err and "maxsize 256" in err and out == LK_DH_Y)
         rc, out, err = ours("dh", "dh", dh_params, dh_x, dh_y, supervise=sup)
-        result("libkcapi kcapi-main DH example%s: the shared secret is openssl pkeyutl "
-               "-derive's" % how, rc == 0 and out == LK_DH_SS)
+        check("libkcapi kcapi-main DH example%s: the shared secret is openssl pkeyutl "
+              "-derive's" % how, rc == 0 and out == LK_DH_SS)
     p = int.from_bytes(LK_DH_PARAMS[8:8 + 257], "big")
     for what, y in (("p - 1 behind zero bytes", b"\0" * 10 + (p - 1).to_bytes(256, "big")),
                     ("p + 5 in 300 bytes", (p + 5).to_bytes(300, "big"))):
         rc, _, _ = ours("dh", "dh", dh_params, dh_x, write(d, "lsbad", y))
-        result("dh ssgen: a peer key of %s is EINVAL (dh_is_pubkey_valid)" % what, rc == EINVAL)
+        check("dh ssgen: a peer key of %s is EINVAL (dh_is_pubkey_valid)" % what, rc == EINVAL)
 
     # The kernel's pkcs1pad takes its rsa as a spawn, by driver name as
     # well, and its hash as a name compared as it is (rsa_lookup_asn1()).
     key4, dig4 = write(d, "ls4", LK_KEY4), write(d, "lsd4", LK_DIG4)
     for alg in ("pkcs1pad(rsa-generic,sha256)", "pkcs1pad(rsa-openssl,sha256)"):
         rc, out, _ = ours("akcipher", alg, "sign", "priv", key4, dig4)
-        result("%s signs as pkcs1pad(rsa,sha256): the CAVS signature" % alg,
-               rc == 0 and out == LK_SIG4)
+        check("%s signs as pkcs1pad(rsa,sha256): the CAVS signature" % alg,
+              rc == 0 and out == LK_SIG4)
     for alg in ("pkcs1pad(rsa-generic,sha256-generic)", "pkcs1pad(rsa-nosuch,sha256)",
                 "pkcs1pad(rsa-generic,nosuch)", "pkcs1pad(aes-generic,sha256)"):
         rc, _, err = ours("akcipher", alg, "verify", "pub", p5, sig5)
-        result("%s: bind is ENOENT, as the kernel's template refuses it" % alg,
-               rc == ENOENT and "bind" in err)
+        check("%s: bind is ENOENT, as the kernel's template refuses it" % alg,
+              rc == ENOENT and "bind" in err)
 
 
 def libkcapi_numbers(d):
@@ -609,30 +601,30 @@ def libkcapi_numbers(d):
         rc, out, err = ours("akcipher", "rsa", "encrypt", "pub", write(d, "lnp1", LK_PUB1),
                             write(d, "lnm1", LK_MSG1), supervise=sup, numbers="libkcapi")
         ref = pow(int.from_bytes(LK_MSG1, "big"), 65537, n1).to_bytes(256, "big")
-        result("libkcapi 1.4 numbers%s: ALG_SET_PUBKEY (7) sets rsa's public key, answers 256"
-               % how, rc == 0 and "maxsize 256" in err and out == ref)
+        check("libkcapi 1.4 numbers%s: ALG_SET_PUBKEY (7) sets rsa's public key, answers 256"
+              % how, rc == 0 and "maxsize 256" in err and out == ref)
         rc, out, err = ours("akcipher", "pkcs1pad(rsa-generic,sha256)", "verify", "pub",
                             write(d, "lnp5", pub5), write(d, "lns5", LK_SIG5), supervise=sup,
                             numbers="libkcapi")
-        result("libkcapi 1.4 numbers%s: pkcs1pad verifies with the public key of 7" % how,
-               rc == 0 and out == digest)
+        check("libkcapi 1.4 numbers%s: pkcs1pad verifies with the public key of 7" % how,
+              rc == 0 and out == digest)
         rc, out, err = ours("dh", "dh", write(d, "lndhp", LK_DH_PARAMS), write(d, "lndhx", LK_DH_X),
                             supervise=sup, numbers="libkcapi")
-        result("libkcapi 1.4 numbers%s: ALG_SET_DH_PARAMETERS (8) on dh answers 256, keygen "
-               "gives OpenSSL's public key" % how,
-               rc == 0 and "params 256" in err and out == LK_DH_Y)
+        check("libkcapi 1.4 numbers%s: ALG_SET_DH_PARAMETERS (8) on dh answers 256, keygen "
+              "gives OpenSSL's public key" % how,
+              rc == 0 and "params 256" in err and out == LK_DH_Y)
     rc, out, err = ours("ecdh", "ecdh-nist-p256", "2", "-", numbers="libkcapi")
-    result("libkcapi 1.4 numbers: ALG_SET_ECDH_CURVE (9) on ecdh-nist-p256, keygen",
-           rc == 0 and len(out) == 64)
+    check("libkcapi 1.4 numbers: ALG_SET_ECDH_CURVE (9) on ecdh-nist-p256, keygen",
+          rc == 0 and len(out) == 64)
     rc, _, _ = ours("ecdh", "ecdh-nist-p256", "3", "-", numbers="libkcapi")
-    result("libkcapi 1.4 numbers: another curve id at 9 is EINVAL", rc == EINVAL)
+    check("libkcapi 1.4 numbers: another curve id at 9 is EINVAL", rc == EINVAL)
     rc, _, _ = ours("ecdh", "ecdh-nist-p256", "2", "-")
-    result("kernel patches' numbers: ALG_SET_ECDH_CURVE (8) on ecdh-nist-p256 still", rc == 0)
+    check("kernel patches' numbers: ALG_SET_ECDH_CURVE (8) on ecdh-nist-p256 still", rc == 0)
     rc, _, _ = ours("dh", "dh", write(d, "lndhp2", LK_DH_PARAMS), "-")
-    result("kernel patches' numbers: ALG_SET_DH_PARAMETERS (7) on dh still", rc == 0)
+    check("kernel patches' numbers: ALG_SET_DH_PARAMETERS (7) on dh still", rc == 0)
     rc, _, err = ours("serial", "rsa", "0x7ffffff0")
-    result("akcipher: 7 of four bytes is ALG_SET_KEY_BY_KEY_SERIAL (no such key: ENOKEY)",
-           rc == errno.ENOKEY)
+    check("akcipher: 7 of four bytes is ALG_SET_KEY_BY_KEY_SERIAL (no such key: ENOKEY)",
+          rc == errno.ENOKEY)
 
 
 def main():
@@ -650,9 +642,8 @@ def main():
         kernel_dh_tests(d)
         kernel_ecdh_generated(d, "ecdh-nist-p256", "P-256", 2, 32)
         kernel_ecdh_generated(d, "ecdh-nist-p384", "P-384", 3, 48)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    finish()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -16,24 +16,15 @@ import subprocess
 import sys
 import zlib
 
-passed = failed = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from ualgtest import check, finish, tfm  # noqa: E402
+
 LIMIT = 1 << 20
 TEXT = b"".join(b"line %d of a text that repeats itself, as text does\n" % (i % 97) for i in range(4000))
 
 
-def result(name, cond):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok - " + name)
-    else:
-        failed += 1
-        print("not ok - " + name)
-
-
 def op_socket(alg):
-    t = socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET, 0)
-    t.bind(("compression", alg))
+    t = tfm("compression", alg)
     op, _ = t.accept()
     t.close()
     return op
@@ -142,10 +133,10 @@ def bombs():
 def main():
     for alg, src, stream, plain in peers():
         out, e = run(alg, stream, False)
-        result("%s: decodes %s's %d-byte stream (input in parts, output in 4 KiB reads)"
-               % (alg, src, len(stream)), e == 0 and out == plain)
+        check("%s: decodes %s's %d-byte stream (input in parts, output in 4 KiB reads)"
+              % (alg, src, len(stream)), e == 0 and out == plain)
         cut, e = run(alg, stream[:len(stream) * 2 // 3], False)
-        result("%s: %s's stream cut short is EBADMSG, no output" % (alg, src), e == errno.EBADMSG and cut == b"")
+        check("%s: %s's stream cut short is EBADMSG, no output" % (alg, src), e == errno.EBADMSG and cut == b"")
     for alg in ("deflate", "lz4", "lzo", "zstd"):
         plain = TEXT[:200000]
         out, e = run(alg, plain, True, parts=5, piece=1000)
@@ -154,46 +145,45 @@ def main():
             ok = ok and peer_decodes(alg, out) == plain
         except subprocess.CalledProcessError:
             ok = False
-        result("%s: compresses %d bytes to %d that its peer decodes" % (alg, len(plain), len(out)), ok)
+        check("%s: compresses %d bytes to %d that its peer decodes" % (alg, len(plain), len(out)), ok)
         back, e = run(alg, out, False, parts=1, piece=LIMIT)
-        result("%s: and decodes them back in one read" % alg, e == 0 and back == plain)
+        check("%s: and decodes them back in one read" % alg, e == 0 and back == plain)
         out, e = run(alg, b"", True)
         back, e2 = run(alg, out, False)
-        result("%s: empty input compresses (%d bytes) and decodes back to nothing" % (alg, len(out)),
-               e == 0 and e2 == 0 and len(out) > 0 and back == b"")
+        check("%s: empty input compresses (%d bytes) and decodes back to nothing" % (alg, len(out)),
+              e == 0 and e2 == 0 and len(out) > 0 and back == b"")
         out, e = run(alg, b"", False)
-        result("%s: decompressing nothing is EBADMSG" % alg, e == errno.EBADMSG and out == b"")
+        check("%s: decompressing nothing is EBADMSG" % alg, e == errno.EBADMSG and out == b"")
         garbage = bytes(range(256)) * 8
         out, e = run(alg, garbage, False)
-        result("%s: 2 KiB of garbage is EBADMSG, no output" % alg, e == errno.EBADMSG and out == b"")
+        check("%s: 2 KiB of garbage is EBADMSG, no output" % alg, e == errno.EBADMSG and out == b"")
     for alg, stream in bombs():
         out, e = run(alg, stream, False, parts=1)
-        result("%s: a %d-byte stream that expands past 1 MiB is EFBIG, no output" % (alg, len(stream)),
-               e == errno.EFBIG and out == b"")
+        check("%s: a %d-byte stream that expands past 1 MiB is EFBIG, no output" % (alg, len(stream)),
+              e == errno.EFBIG and out == b"")
     # Semantics: a bad operation, a read before the last part, two
     # requests on one op socket.
     op = op_socket("deflate")
     try:
         op.sendmsg_afalg([b"x"], op=2)
-        result("ALG_SET_OP 2 on a compression socket is EINVAL", False)
+        check("ALG_SET_OP 2 on a compression socket is EINVAL", False)
     except OSError as e:
-        result("ALG_SET_OP 2 on a compression socket is EINVAL", e.errno == errno.EINVAL)
+        check("ALG_SET_OP 2 on a compression socket is EINVAL", e.errno == errno.EINVAL)
     op.sendmsg_afalg([b"abc"], op=socket.ALG_OP_ENCRYPT, flags=socket.MSG_MORE)
     try:
         op.recv(100, socket.MSG_DONTWAIT)
-        result("a read before the last part would wait (EAGAIN)", False)
+        check("a read before the last part would wait (EAGAIN)", False)
     except OSError as e:
-        result("a read before the last part would wait (EAGAIN)", e.errno == errno.EAGAIN)
+        check("a read before the last part would wait (EAGAIN)", e.errno == errno.EAGAIN)
     op.sendmsg([b"def"])
     first = op.recv(4096)
     op.sendmsg_afalg([b"second request"], op=socket.ALG_OP_ENCRYPT)
     second = op.recv(4096)
-    result("two requests on one op socket", zlib.decompress(first, -15) == b"abcdef" and
-           zlib.decompress(second, -15) == b"second request")
+    check("two requests on one op socket", zlib.decompress(first, -15) == b"abcdef" and
+          zlib.decompress(second, -15) == b"second request")
     op.close()
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    finish()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

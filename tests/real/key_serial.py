@@ -11,6 +11,9 @@ import os
 import socket
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from ualgtest import check, finish, tfm  # noqa: E402
+
 libc = ctypes.CDLL(None, use_errno=True)
 SYS_add_key, SYS_keyctl = 248, 250
 KEY_SPEC_PROCESS_KEYRING = -2
@@ -19,7 +22,6 @@ SOL_ALG, ALG_SET_KEY_BY_KEY_SERIAL = 279, 7
 K = bytes.fromhex("06a9214036b8a15b512e03d534120006")
 IV = bytes.fromhex("3dafba429d9eb430b422da802c9fac41")
 P, C = b"Single block msg", bytes.fromhex("e353779c1079aeb82708942dbe77181a")
-results = []
 
 
 def add_key(typ, desc, payload):
@@ -33,22 +35,11 @@ def by_serial(s, serial, optlen=4):
     return 0 if r == 0 else ctypes.get_errno()
 
 
-def check(name, ok):
-    results.append(ok)
-    print("%s - %s" % ("ok" if ok else "not ok", name))
-
-
-def tfm():
-    t = socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET, 0)
-    t.bind(("skcipher", "cbc(aes)"))
-    return t
-
-
 serial = add_key(b"user", b"ualg-test-rfc3602", K)
 if serial < 0:
     print("1..0 # SKIP add_key: %s" % os.strerror(-serial))
     sys.exit(0)
-t = tfm()
+t = tfm("skcipher", "cbc(aes)")
 check("user key by serial accepted", by_serial(t, serial) == 0)
 op, _ = t.accept()
 op.sendmsg_afalg([P], op=socket.ALG_OP_ENCRYPT, iv=IV)
@@ -64,5 +55,4 @@ logon = add_key(b"logon", b"ualg:logon-test", K)
 if logon >= 0:
     check("logon key (not readable from user space): EACCES", by_serial(t, logon) == errno.EACCES)
 t.close()
-print("%d passed, %d failed" % (sum(results), len(results) - sum(results)))
-sys.exit(0 if all(results) else 1)
+finish()

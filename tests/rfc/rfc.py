@@ -9,18 +9,15 @@ Prints TAP lines and 'N passed, N failed'."""
 import errno, hashlib, hmac, os, socket, struct, subprocess, sys, tempfile, threading, zlib
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from ualgtest import check, read_all, finish as finish_checks  # noqa: E402
+
 ALG_HASH_SET_KEY, ALG_SKCIPHER_SET_KEY, ALG_AEAD_SET_KEY = 0x7510, 0x7511, 0x7512
 ALG_SKCIPHER_OP, ALG_SKCIPHER_SET_IV, ALG_AEAD_OP, ALG_AEAD_SET_IV = 0x7513, 0x7514, 0x7515, 0x7516
 ALG_COMPRESS_OP = 0x7517
 ENC, DEC = 1, 0
 COMPRESS, DECOMPRESS = 1, 0
 STATE_LEN = 512
-results = []
-
-
-def check(name, ok, why=""):
-    results.append(bool(ok))
-    print(("ok - " if ok else "not ok - ") + name + (f" ({why})" if why and not ok else ""), flush=True)
 
 
 def err_of(f, *a, **kw):
@@ -43,16 +40,6 @@ def tfm(typ, name, key=None, keyopt=None, listen=True):
 
 def hash_tfm(name, key=None):
     return tfm("hash", name, key, ALG_HASH_SET_KEY)
-
-
-def read_all(op, n):
-    out = b""
-    while len(out) < n:
-        b = op.recv(n - len(out))
-        if not b:
-            break
-        out += b
-    return out
 
 
 def export(op, data):
@@ -670,5 +657,4 @@ for t in (test_opt_in, test_errors, test_hash_basics, test_blob_rejected, test_b
         import traceback
         traceback.print_exc()
         check(f"{t.__name__} ran to the end", False, repr(e))
-print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
-sys.exit(0 if all(results) else 1)
+finish_checks()

@@ -24,23 +24,14 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from ualgtest import check, finish, skip  # noqa: E402
+
 ALGD = sys.argv[1]
 TMP = tempfile.mkdtemp(prefix="ualg-faults.")
 os.chmod(TMP, 0o711)    # clients of other uids (test_policy) pass through
 ROOT = os.geteuid() == 0
 EXTRA = os.environ.get("UALG_ALGD_OPTS", "").split()
-results = []
-
-
-def result(name, ok, why=""):
-    results.append(ok)
-    print(("ok - " if ok else "not ok - ") + name + (f" ({why})" if why and not ok else ""),
-          flush=True)
-
-
-def skip(name):
-    """A check this run cannot make: said, and counted neither way."""
-    print(f"# skipped: {name}", flush=True)
 
 
 def wait_for(cond, timeout=20.0):
@@ -137,21 +128,21 @@ def test_confinement(algd):
     if "--no-seccomp" in EXTRA:
         skip("seccomp filter (--no-seccomp)")
     else:
-        result("algd runs under a seccomp filter (Seccomp: 2, NoNewPrivs: 1)",
-               seccomp == ["2"] and algd.status("NoNewPrivs") == ["1"], f"{seccomp}")
+        check("algd runs under a seccomp filter (Seccomp: 2, NoNewPrivs: 1)",
+              seccomp == ["2"] and algd.status("NoNewPrivs") == ["1"], f"{seccomp}")
     if ROOT:
         nobody = int(subprocess.run(["id", "-u", "nobody"], capture_output=True,
                                     text=True).stdout)
         uids = [int(u) for u in algd.status("Uid")]
         gids = algd.status("Groups")
-        result("started as root, algd runs as nobody with no groups",
-               uids == [nobody] * 4 and gids == [], f"uids {uids} groups {gids}")
+        check("started as root, algd runs as nobody with no groups",
+              uids == [nobody] * 4 and gids == [], f"uids {uids} groups {gids}")
     with open(f"/proc/{algd.pid}/limits") as f:
         core = [l for l in f if l.startswith("Max core file size")]
-    result("algd can write no core file (RLIMIT_CORE 0)", core and core[0].split()[4] == "0")
+    check("algd can write no core file (RLIMIT_CORE 0)", core and core[0].split()[4] == "0")
     d = os.stat(os.path.dirname(algd.path)).st_mode & 0o777
     s = os.stat(algd.path).st_mode & 0o777
-    result(f"socket dir 0700, socket 0600 (got {d:o}, {s:o})", d == 0o700 and s == 0o600)
+    check(f"socket dir 0700, socket 0600 (got {d:o}, {s:o})", d == 0o700 and s == 0o600)
 
 
 def test_bad_allow_lists():
@@ -159,7 +150,7 @@ def test_bad_allow_lists():
                  "pid:1", "uid:1,", ",uid:1", "uid:1 ", "uid:A"]:
         p = subprocess.run([ALGD, "--socket", os.path.join(TMP, "never", "s"), "--allow", spec],
                            capture_output=True)
-        result(f"--allow {spec!r} is refused at start-up", p.returncode == 2, f"rc {p.returncode}")
+        check(f"--allow {spec!r} is refused at start-up", p.returncode == 2, f"rc {p.returncode}")
 
 
 PEER_CLIENT = r'''
@@ -179,13 +170,13 @@ def test_policy():
     algd = Algd("policy", "--allow", "uid:4242,gid:4343")
     d = os.stat(os.path.dirname(algd.path)).st_mode & 0o777
     s = os.stat(algd.path).st_mode & 0o777
-    result(f"with an --allow list: dir 0711, socket 0666 (got {d:o}, {s:o})",
-           d == 0o711 and s == 0o666)
+    check(f"with an --allow list: dir 0711, socket 0666 (got {d:o}, {s:o})",
+          d == 0o711 and s == 0o666)
     want = "digest " + hashlib.sha256(b"abc").hexdigest()
     for uid, expect in [(4242, want), (4343, want), (4244, "errno 13")]:
         out = client(algd, PEER_CLIENT, user=uid).communicate(timeout=30)[0].strip()
         # gid 4343 is uid 4343's group (setgid(user) above)
-        result(f"uid {uid}: {expect.split()[0]} as the policy says", out == expect, out)
+        check(f"uid {uid}: {expect.split()[0]} as the policy says", out == expect, out)
     algd.stop()
 
 
@@ -212,8 +203,8 @@ def test_alg_policy():
     for spec in ["aes", "=uid:1", "aes=", "a b=uid:1", "aes=uid:x", "x" * 128 + "=uid:1"]:
         p = subprocess.run([ALGD, "--socket", os.path.join(TMP, "never", "s"), "--alg-allow", spec],
                            capture_output=True)
-        result(f"--alg-allow {spec[:20]!r} is refused at start-up", p.returncode == 2,
-               f"rc {p.returncode}")
+        check(f"--alg-allow {spec[:20]!r} is refused at start-up", p.returncode == 2,
+              f"rc {p.returncode}")
     if not ROOT:
         skip("--alg-allow (needs root to run clients as other uids)")
         return
@@ -227,11 +218,11 @@ def test_alg_policy():
     for uid in (4242, 4243):
         out = client(algd, ALG_RULE_CLIENT, libualg, user=uid).communicate(timeout=60)[0].split("\n")
         got = [int(line.split()[-1]) for line in out[:8] if line.split()]
-        result(f"uid {uid}: binds as the rules say (errnos {got})", got == want[uid], out)
+        check(f"uid {uid}: binds as the rules say (errnos {got})", got == want[uid], out)
         ring = out[8].split()[-1] if len(out) > 8 and out[8] else "?"
         # ualg_ring_open_tfm answers -errno, or the transform's id (>= 0).
         ok = (int(ring) >= 0) if uid == 4242 else (ring == str(-A))
-        result(f"uid {uid}: the native ring's open of gcm(aes) as the rules say ({ring})", ok)
+        check(f"uid {uid}: the native ring's open of gcm(aes) as the rules say ({ring})", ok)
     algd.stop()
 
 
@@ -268,15 +259,15 @@ def test_sigkill_clients(algd):
             p.wait()
         back = wait_for(lambda: algd.fds() == base)
         if round_ == 0:
-            result(f"10 clients mid-operation held {held - base} sockets in algd", ready and
-                   held - base == 10 * 9, f"ready {ready}, {kinds}")
-            result("SIGKILLed clients: algd closes every socket (fd count back to baseline)",
-                   back, f"{algd.fds()} fds, baseline {base}")
+            check(f"10 clients mid-operation held {held - base} sockets in algd", ready and
+                  held - base == 10 * 9, f"ready {ready}, {kinds}")
+            check("SIGKILLed clients: algd closes every socket (fd count back to baseline)",
+                  back, f"{algd.fds()} fds, baseline {base}")
         rss.append(algd.rss_kib())
     # Rounds 2-4 reuse what round 1 freed: no growth beyond allocator noise.
-    result(f"memory does not grow over kill rounds (VmRSS KiB {rss})",
-           max(rss[1:]) <= rss[0] + 1024)
-    result("algd alive after the killed clients", algd.proc.poll() is None)
+    check(f"memory does not grow over kill rounds (VmRSS KiB {rss})",
+          max(rss[1:]) <= rss[0] + 1024)
+    check("algd alive after the killed clients", algd.proc.poll() is None)
 
 
 # ---- algd killed and restarted -----------------------------------------
@@ -334,11 +325,11 @@ def test_restart(algd):
         (l.split()[1] == "errno" and l.split()[2] in clean) or l == "recv returned b''" or
         (inproc and i < 2 and l in served) or (inproc and i == 3 and l == "setkey errno EBUSY")
         for i, l in enumerate(lines)) for lines in outs)
-    result("after algd is killed, held sockets fail with EPIPE/ECONNRESET or EOF (in-process op "
-           "sockets work on), no hang", ok, repr(outs[0]))
+    check("after algd is killed, held sockets fail with EPIPE/ECONNRESET or EOF (in-process op "
+          "sockets work on), no hang", ok, repr(outs[0]))
     want = "new " + hashlib.sha256(b"abc").hexdigest()
-    result("after algd restarts, new sockets in the same processes work",
-           all(f == want for f in finals), repr(finals))
+    check("after algd restarts, new sockets in the same processes work",
+          all(f == want for f in finals), repr(finals))
 
 
 # ---- many sockets ---------------------------------------------------------
@@ -368,11 +359,11 @@ def test_many(algd):
         p.stdin.write("\n")
         p.stdin.flush()
     outs = [p.communicate(timeout=60)[0].strip() for p in procs]
-    result(f"50 processes hold 1000 op + 50 transform sockets at once (algd holds {held})",
-           ready == 50 and held >= 1050)
-    result("each of the 1000 op sockets computes its own HMAC (hashlib reference)",
-           outs == ["done 0"] * 50, repr(outs[:2]))
-    result("all 1050 sockets released", wait_for(lambda: algd.fds() == base))
+    check(f"50 processes hold 1000 op + 50 transform sockets at once (algd holds {held})",
+          ready == 50 and held >= 1050)
+    check("each of the 1000 op sockets computes its own HMAC (hashlib reference)",
+          outs == ["done 0"] * 50, repr(outs[:2]))
+    check("all 1050 sockets released", wait_for(lambda: algd.fds() == base))
 
 
 def test_limit():
@@ -404,8 +395,8 @@ ops.append(h.accept()[0]); ops[-1].sendall(b"abc"); say(ops[-1].recv(64).hex())
     # refusal is the answer of socket() or of the socket's next call.
     inproc = os.environ.get("UALG_ENGINE", "auto") != "algd"
     want = ["7 EMFILE", "socket ok" if inproc else "socket EMFILE", hashlib.sha256(b"abc").hexdigest()]
-    result("--max-sockets 8: the 9th socket algd holds (accept or socket) fails with EMFILE, "
-           "a freed one can be reused", out[:3] == want, repr(out))
+    check("--max-sockets 8: the 9th socket algd holds (accept or socket) fails with EMFILE, "
+          "a freed one can be reused", out[:3] == want, repr(out))
     algd.stop()
 
 
@@ -440,8 +431,8 @@ say("200 ok")
         out = client(algd, code).communicate(timeout=60)[0].strip()
     except subprocess.TimeoutExpired:
         out = "timed out"
-    result(f"a client that never reads ({sent} requests queued) does not stop another "
-           "client's 200 operations", out == "200 ok", out)
+    check(f"a client that never reads ({sent} requests queued) does not stop another "
+          "client's 200 operations", out == "200 ok", out)
     slow.setblocking(True)
     slow.settimeout(20)
     try:
@@ -452,7 +443,7 @@ say("200 ok")
         dropped = True
     except socket.timeout:
         dropped = False
-    result("algd dropped the client that never read instead of buffering for it", dropped)
+    check("algd dropped the client that never read instead of buffering for it", dropped)
     slow.close()
 
 
@@ -507,18 +498,18 @@ def test_key_scan(algd):
     p = client(algd, KEY_CLIENT, key.hex())
     ready = p.stdout.readline().strip() == "ready"
     open_hits = scan(algd.pid, [key])
-    result(f"while in use, the key is in algd's memory ({len(open_hits)} copies: "
-           "proves the scan finds it)", ready and len(open_hits) > 0)
-    result("every copy of the key is in locked (lo), no-dump (dd) memory",
-           open_hits and all("lo" in f and "dd" in f for _, f in open_hits),
-           repr(open_hits))
+    check(f"while in use, the key is in algd's memory ({len(open_hits)} copies: "
+          "proves the scan finds it)", ready and len(open_hits) > 0)
+    check("every copy of the key is in locked (lo), no-dump (dd) memory",
+          open_hits and all("lo" in f and "dd" in f for _, f in open_hits),
+          repr(open_hits))
     p.stdin.write("\n")
     p.stdin.flush()
     p.wait()
     wait_for(lambda: algd.fds() == base)
     after = scan(algd.pid, [key, key[:16], key[16:]])
-    result("after the sockets close, no part of the key is anywhere in algd's memory",
-           algd.fds() == base and after == [], repr(after))
+    check("after the sockets close, no part of the key is anywhere in algd's memory",
+          algd.fds() == base and after == [], repr(after))
 
 
 def main():
@@ -532,14 +523,13 @@ def main():
             try:
                 test()
             except Exception as e:  # a crash is a failure, and the rest still run
-                result(f"test ran to the end: {type(e).__name__}: {e}", False)
-        result("algd alive at the end", algd.proc.poll() is None)
+                check(f"test ran to the end: {type(e).__name__}: {e}", False)
+        check("algd alive at the end", algd.proc.poll() is None)
     finally:
         algd.stop()
         subprocess.run(["rm", "-rf", TMP])
-    print(f"{results.count(True)} passed, {results.count(False)} failed")
-    return 0 if all(results) else 1
+    finish()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -6,6 +6,9 @@ Prints TAP lines and 'N passed, N failed'."""
 import ctypes, errno, os, socket, subprocess, sys, tempfile
 from common import check, skip, finish, scan
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from ualgtest import read_all, tfm  # noqa: E402
+
 ALGD, ALGCTL, LIBUALG = sys.argv[1], sys.argv[2], sys.argv[3]
 TMP = tempfile.mkdtemp(prefix="ualg-keys.")
 os.chmod(TMP, 0o711)
@@ -31,14 +34,6 @@ def by_name(s, name):
         return 0
     except OSError as e:
         return e.errno
-
-
-
-
-def tfm(typ, name):
-    s = socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET, 0)
-    s.bind((typ, name))
-    return s
 
 
 r, w = os.pipe()
@@ -86,9 +81,7 @@ try:
     rt.listen(0)
     a, _ = rt.accept()
     a.sendall(HM[:11], socket.MSG_MORE)
-    st = b""
-    while len(st) < 512:
-        st += a.recv(512 - len(st))
+    st = read_all(a, 512)
     rb = rfc_tfm("hmac(sha256)")
     rb.setsockopt(socket.SOL_ALG, socket.ALG_SET_KEY, HK)
     rb.listen(0)

@@ -49,17 +49,6 @@ DESCRIBE, SNDBUF, SHM_SETUP, SEND_SHM = 64, 65, 66, 67
 S_MORE, S_DONTWAIT, S_FIRST, S_LAST, S_CTL, S_IV = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
 SOL_ALG, ALG_SET_KEY = 279, 1
 EAGAIN, ENOMEM, EMFILE = 11, 12, 24
-results = []
-
-
-def check(name, ok, why=""):
-    results.append(bool(ok))
-    print(("ok - " if ok else "not ok - ") + name + (f" ({why})" if why and not ok else ""),
-          flush=True)
-
-
-def skip(name):
-    print(f"# skipped: {name}", flush=True)
 
 
 def wmem_max():
@@ -218,6 +207,10 @@ def finish(p):
         p.kill()
         return p.wait()
 # ---- child end
+
+# The checks, for this process only: a child runs the part above as its code.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from ualgtest import check, skip, finish as finish_checks  # noqa: E402
 
 
 FLOOD_CLIENT = r'''
@@ -883,10 +876,8 @@ def main():
                     a.proc.kill()
                     a.proc.wait()
             Algd.running.clear()
-    passed = sum(results)
-    print(f"{passed} passed, {len(results) - passed} failed")
-    return 0 if passed == len(results) else 1
+    finish_checks()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

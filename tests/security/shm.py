@@ -23,6 +23,10 @@ import time
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+# alg: an AF_ALG socket through the shim (tfm below speaks the frame protocol).
+from ualgtest import check, finish, numbered, read_all, tfm as alg  # noqa: E402
+
 PATH = os.environ["UALG_SOCKET"]
 HDR = struct.Struct("=IHHiI")
 HELLO, BIND, SETSOCKOPT, ACCEPT, SEND, RECV = 1, 2, 3, 4, 5, 6
@@ -34,7 +38,7 @@ F_SEAL_SEAL, F_SEAL_SHRINK, F_SEAL_GROW = 1, 2, 4
 EBUSY, EOPNOTSUPP, EBADMSG = 16, 95, 74
 AREA = 1 << 20
 UALG_DATA_MAX = 60 * 1024
-results = []
+numbered()
 
 # NIST SP 800-38A F.5.1, CTR-AES128.Encrypt
 CTR_KEY = bytes.fromhex("2b7e151628aed2a6abf7158809cf4f3c")
@@ -43,11 +47,6 @@ CTR_PT = bytes.fromhex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac
                        "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710")
 CTR_CT = bytes.fromhex("874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff"
                        "5ae4df3edbd5d35e5b4f09020db03eab1e031dda2fbe03d1792170a0f3009cee")
-
-
-def check(name, cond):
-    results.append(bool(cond))
-    print("%sok %d - %s" % ("" if cond else "not ", len(results), name))
 
 
 def frame(typ, body=b""):
@@ -575,15 +574,6 @@ t.close()
 if os.environ.get("LD_PRELOAD", "").find("ualg") < 0:
     check("part 2 runs under ualg-run", False)
 else:
-    ALG = socket.AF_ALG
-
-    def alg(typ, name, key=None):
-        s = socket.socket(ALG, socket.SOCK_SEQPACKET)
-        s.bind((typ, name))
-        if key:
-            s.setsockopt(SOL_ALG, ALG_SET_KEY, key)
-        return s
-
     big = os.urandom(3 << 20)
     ht = alg("hash", "sha256")
     hop, _ = ht.accept()
@@ -609,9 +599,7 @@ else:
     chunk = big[:65536]
     os.write(wp, chunk)
     moved = os.splice(rp, cop.fileno(), 65536)
-    got = b""
-    while len(got) < 65536:
-        got += cop.recv(65536 - len(got))
+    got = read_all(cop, 65536)
     check("splice() of 64 KiB from a pipe: all moved, AES-CTR as OpenSSL's, pipe empty",
           moved == 65536 and got == ctr_ref(key, iv, chunk) and
           fcntl.ioctl(rp, 0x541B, b"\0\0\0\0") == b"\0\0\0\0")
@@ -626,9 +614,7 @@ else:
         hop.sendall(big[1 << 20:])
         ok = hop.recv(32) == hashlib.sha256(big[1 << 20:]).digest()
         cop.sendmsg_afalg([big[:100000]], op=socket.ALG_OP_ENCRYPT, iv=iv)
-        out = b""
-        while len(out) < 100000:
-            out += cop.recv(100000 - len(out))
+        out = read_all(cop, 100000)
         os._exit(0 if ok and out == ctr_ref(key, iv, big[:100000]) else 1)
     _, status = os.waitpid(pid, 0)
     check("after fork the child's large hash and cipher calls on the shared op sockets are right",
@@ -641,9 +627,7 @@ else:
     gop, _ = gt.accept()
     pt = big[:60000]
     gop.sendmsg_afalg([pt], op=socket.ALG_OP_ENCRYPT, iv=gn, assoclen=0)
-    enc = b""
-    while len(enc) < len(pt) + 16:
-        enc += gop.recv(len(pt) + 16)
+    enc = read_all(gop, len(pt) + 16)
     check("gcm(aes) encryption of 60000 bytes matches OpenSSL's", enc == AESGCM(gk).encrypt(gn, pt, None))
     gop2, _ = gt.accept()
     gop2.sendmsg_afalg([enc[:-1] + bytes([enc[-1] ^ 0x80])], op=socket.ALG_OP_DECRYPT, iv=gn, assoclen=0)
@@ -656,5 +640,4 @@ else:
     check("gcm(aes) decryption with a bad tag: EBADMSG, the caller's buffer untouched",
           err == EBADMSG and buf.count(b"\x77") == len(buf))
 
-print("%d passed, %d failed" % (sum(results), len(results) - sum(results)))
-sys.exit(0 if all(results) else 1)
+finish()
