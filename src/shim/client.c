@@ -175,8 +175,15 @@ static void notify_setup(struct afd *a, int fd)
 	atomic_store(&a->notify_state, a->notify ? NOTIFY_READY : NOTIFY_NEVER);
 }
 
+static atomic_uint behind_total;	/* over all sockets: fork and exec settle them */
+
 void client_forget(struct afd *a)
 {
+	/* Replies still owed go with the connection. */
+	if (a->behind)
+		atomic_fetch_sub(&behind_total, a->behind);
+	a->behind = 0;
+	a->owed = 0;
 	fast_forget(a);
 	if (atomic_load(&a->notify_state) == NOTIFY_READY)
 		munmap((void *)a->notify, UALG_NOTIFY_SIZE);
@@ -337,7 +344,6 @@ static bool owed_reply(const struct afd *a, const struct ualg_hdr *h)
 
 static atomic_uint key_epoch;	/* moves at every setsockopt on a socket of algd's */
 
-static atomic_uint behind_total;	/* over all sockets: fork and exec settle them */
 /* Moves at every fork: a socket made before it may be used by another
  * process, which would meet the replies this one leaves behind. */
 static atomic_uint fork_gen;
