@@ -69,10 +69,7 @@ static int aead_encrypt_many(struct ualg_tfm *tfm, unsigned n, const struct ualg
 		const struct ualg_aead_req *q = i < n ? &reqs[i] : NULL;
 		const bool fits = q && q->assoclen <= BURST_AAD_MAX && q->cryptlen <= SEG_DATA;
 		if (k && (!fits || k == DPDK_BURST_MAX || q->assoclen != aadlen)) {
-			int r[DPDK_BURST_MAX];
-			const int e = dpdk_run_jobs(p->dev, k, jobs, r);
-			for (unsigned t = 0; t < k; t++)
-				res[idx[t]] = e ? e : r[t];
+			dpdk_run_burst(p->dev, k, jobs, idx, res);
 			k = 0;
 		}
 		if (!q)

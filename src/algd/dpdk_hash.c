@@ -110,12 +110,8 @@ static int h_digest_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_dig
 				idx[k++] = i;
 			}
 		}
-		if (!k)
-			continue;
-		int r[DPDK_BURST_MAX];
-		const int e = dpdk_run_jobs(p->dev, k, jobs, r);
-		for (unsigned t = 0; t < k; t++)
-			res[idx[t]] = e ? e : r[t];
+		if (k)
+			dpdk_run_burst(p->dev, k, jobs, idx, res);
 	}
 	return 0;
 }

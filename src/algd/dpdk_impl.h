@@ -109,6 +109,9 @@ int dpdk_run_job(struct dev *d, const struct job *j);
  * waits for them all: 0 with res[i] each's result as dpdk_run_job's, or
  * -EINVAL or -EIO for them all. */
 int dpdk_run_jobs(struct dev *d, unsigned n, const struct job *j, int *res);
+/* dpdk_run_jobs() for requests of a batch: job t's result (or the
+ * burst's error) in res[idx[t]]. */
+void dpdk_run_burst(struct dev *d, unsigned n, const struct job *j, const unsigned *idx, int *res);
 
 enum kind { K_CIPHER, K_HASH, K_HMAC, K_AEAD };
 enum mode { M_NONE, M_ECB, M_CBC, M_CTR, M_XTS };

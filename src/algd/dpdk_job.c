@@ -319,6 +319,14 @@ int dpdk_run_jobs(struct dev *d, unsigned n, const struct job *j, int *res)
 	return 0;
 }
 
+void dpdk_run_burst(struct dev *d, unsigned n, const struct job *j, const unsigned *idx, int *res)
+{
+	int r[DPDK_BURST_MAX];
+	const int e = dpdk_run_jobs(d, n, j, r);
+	for (unsigned t = 0; t < n; t++)
+		res[idx[t]] = e ? e : r[t];
+}
+
 int dpdk_run_job(struct dev *d, const struct job *j)
 {
 	int r;

@@ -135,10 +135,8 @@ void local_bind_learn(const struct shim_bind *b, uint32_t gen)
 {
 	pthread_mutex_lock(&verdicts_lock);
 	struct verdict *v = verdict_of(b);
-	if (!v) {
-		v = &verdicts[verdicts_next++ % VERDICTS];
-		*v = (struct verdict){ .used = true, .gen = gen, .bind = *b };
-	} else if (v->gen != gen) {
+	if (!v || v->gen != gen) {
+		v = v ? v : &verdicts[verdicts_next++ % VERDICTS];
 		*v = (struct verdict){ .used = true, .gen = gen, .bind = *b };
 	}
 	pthread_mutex_unlock(&verdicts_lock);
