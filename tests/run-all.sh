@@ -557,6 +557,19 @@ suite_engine() {
 			result "algctl engine algd sha256: sha256 served by algd (${per%% (*}; without polling ${slow%% (*}), then back" $?
 		fi
 	fi
+	# socket, bind and close with no call between, as a program probing
+	# which names exist: it waits for algd once per socket, as for the
+	# kernel, never running so far ahead that algd, which holds each
+	# connection until it has read to its end, refuses a socket (an algd
+	# that holds 16 per uid here).
+	local psock="$T/probe.sock" pid rc
+	"$B/src/algd/algd" --socket "$psock" --max-sockets 16 --ready-fd 3 3>"$T/probe.ready" 2>"$T/probe.log" &
+	pid=$!
+	for _ in $(seq 300); do [ -s "$T/probe.ready" ] && break; sleep 0.1; done
+	UALG_SOCKET=$psock timeout 120 "$RUN" "$B/tests/engine-test" --probe 5000
+	rc=$?
+	kill $pid; wait $pid 2>/dev/null
+	result "5000 times socket, bind and close, algd --max-sockets 16: every call succeeds (engine ${UALG_ENGINE:-auto})" $rc
 }
 
 # ---- one algd, the selected suites, algd's verdict

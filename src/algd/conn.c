@@ -8,6 +8,7 @@
 #include "ring.h"
 #include "wait.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,6 +307,8 @@ int conn_reply(struct conn *c, uint16_t type, uint16_t flags, int32_t result,
 	if (c->fast_serving)
 		return fast_serve_reply(c, type, flags, result, data, len, fd);
 	int r = ualg_frame_send(c->fd, type, UALG_HDR_REPLY | flags, result, &part, len ? 1 : 0, fd);
+	if (r == -EPIPE || r == -ECONNRESET)
+		c->hung_up = true;
 	if (c->notify)	/* after the send: a client that sees it finds the reply */
 		atomic_fetch_add_explicit(c->notify, 1, memory_order_release);
 	return r;

@@ -53,6 +53,7 @@ struct conn {
 	bool admin;		/* the opener may change algorithms */
 	bool key_admin;		/* the opener may add and delete named keys */
 	bool closed;		/* freed after the current batch of events */
+	bool hung_up;		/* a reply found the client gone */
 	/* A request of it is on the offload worker (offload.h): out of the
 	 * epoll set, and touched by nothing else, until it completes. */
 	bool busy;

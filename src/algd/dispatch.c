@@ -396,6 +396,8 @@ enum settle dispatch_settle(struct dispatcher *d, struct conn *c, size_t n, cons
 {
 	const uint16_t type = ((struct ualg_hdr *)d->rxbuf)->type;
 
+	if (r < 0 && c->hung_up)
+		return SETTLE_CLOSE;	/* the client closed before its reply */
 	if (r < 0) {
 		log_verbose(1, "connection %d: invalid request, closing", c->fd);
 		/* Tell the client why before the connection ends. */

@@ -631,6 +631,22 @@ static void settle(int fd, struct afd *a)
 	pthread_setcancelstate(cancel_state, NULL);
 }
 
+/* A socket closed with replies still owed to it (requests sent ahead, a
+ * socket made and closed with no call between) takes them first, so that
+ * a program waits for algd at least once per socket, as it waits for the
+ * kernel.  Else a loop of socket(), bind() and close() would never wait
+ * and run any way ahead of algd, which holds each connection until it
+ * has read to its end: EMFILE from algd's --max-sockets, which Linux
+ * never gives such a loop. */
+void client_before_close(int fd, struct afd *a)
+{
+	pthread_mutex_lock(&a->lock);
+	const bool owed = a->owed != 0;
+	pthread_mutex_unlock(&a->lock);
+	if (owed)
+		settle(fd, a);
+}
+
 void client_settle_all(void)
 {
 	if (atomic_load(&behind_total) || atomic_load(&gathered_total))

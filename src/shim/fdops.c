@@ -31,6 +31,11 @@ EXPORT int close(int fd)
 {
 	shim_resolve();
 	epoll_forget(fd);	/* an emulated fd, or an epoll set */
+	struct afd *a = afd_get(fd);
+	if (a) {
+		client_before_close(fd, a);
+		afd_put(a);
+	}
 	afd_untrack(fd);
 	devcrypto_close(fd);
 	return real.close(fd);

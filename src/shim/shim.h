@@ -262,6 +262,8 @@ void client_forget(struct afd *a);
 /* Takes every reply still owed to a send written behind (client.c), before
  * a fork or an exec shares the connections. */
 void client_settle_all(void);
+/* Before close(): takes the replies still owed to requests sent ahead. */
+void client_before_close(int fd, struct afd *a);
 /* Before fork(): settles, and makes every socket so far a shared one. */
 void client_before_fork(void);
 unsigned client_gen(void);	/* the socket's last fd here closed */

@@ -546,6 +546,28 @@ static int lifecycle(long n)
 	return 0;
 }
 
+/* --probe N: N times socket, bind and close, as a program probing which
+ * names exist does; every call must succeed, as on Linux (algd's
+ * --max-sockets counts what it holds, so a program that ran ahead of algd
+ * would meet EMFILE). */
+static int bind_to(const char *type, const char *name);
+
+static int probe(long n)
+{
+	for (long i = 0; i < n; i++) {
+		int fd = bind_to("hash", "sha256");
+		if (fd < 0) {
+			fprintf(stderr, "probe %ld: %s\n", i, strerror(errno));
+			return 1;
+		}
+		if (close(fd)) {
+			fprintf(stderr, "probe %ld: close: %s\n", i, strerror(errno));
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* ---- vfork: the child's execve() leaves the parent's sockets alone --- */
 
 /* A vfork() child runs in the parent's memory until it execs, and execve()
@@ -719,6 +741,8 @@ int main(int argc, char **argv)
 		return loop_ossl_engine(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "--lifecycle"))
 		return lifecycle(atol(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "--probe"))
+		return probe(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "--loop-cbc"))
 		return loop_cbc(atol(argv[2]), false);
 	if (argc == 3 && !strcmp(argv[1], "--loop-cbc-late"))
