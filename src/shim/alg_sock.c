@@ -77,6 +77,7 @@ int alg_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *alen, in
 	struct iovec body = { &rep, sizeof(rep) };
 	struct xact x = { .type = UALG_MSG_ACCEPT, .want_fd = true,
 			  .cloexec = flags & SOCK_CLOEXEC, .rbody = &body, .nrbody = 1 };
+	const unsigned epoch = client_key_epoch();
 	int r = client_xact(a, fd, &x);
 	if (r < 0)
 		return fail(-r);
@@ -100,8 +101,10 @@ int alg_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *alen, in
 	}
 	op->type = a->type;
 	const bool replied = x.rlen == sizeof(rep);
-	if (replied)
+	if (replied) {
 		client_set_token(op, rep.token, client_self());
+		client_accepted(op, epoch, &rep.engine);
+	}
 	inproc_accepted(a, op, replied ? &rep.engine : NULL);
 	afd_put(op);
 	return x.rfd;

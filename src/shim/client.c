@@ -315,7 +315,8 @@ static bool others_in_flight(const struct afd *a, int cls)
  * fails only for a bad buffer (the shim reads it first: EFAULT stays the
  * call's), for a transform without its key (ENOKEY) and for lack of
  * memory.  So a socket writes behind only once a send on it succeeded
- * with its reply waited for, and no key was set in this process since (a
+ * with its reply waited for, or algd accepted it with its transform's key
+ * set or none needed, and no key was set in this process since (a
  * setkey that fails leaves the transform without a key); a failure's
  * reply (algd out of memory or over a budget) is the next call's answer.
  * Not covered: a process that shares the transform socket after fork()
@@ -334,8 +335,8 @@ static bool others_in_flight(const struct afd *a, int cls)
  * counted in a->behind so that fork, exec and SCM_RIGHTS settle them).
  * One that failed after all (the generation moved meanwhile, algd over a
  * budget) is the answer of the program's next call, as a send written
- * behind.  A one-shot use through algd so costs three round trips, not
- * five. */
+ * behind.  A one-shot hash use through algd so waits twice (accept, and
+ * read: its write goes behind, client_accepted()), not five times. */
 static bool owed_reply(const struct afd *a, const struct ualg_hdr *h)
 {
 	return a->owed && (h->flags & UALG_HDR_REPLY) &&
@@ -449,6 +450,22 @@ void client_gather_drop(struct afd *a)
 	free(a->gather);
 	a->gather = NULL;
 	a->gather_len = 0;
+}
+
+unsigned client_key_epoch(void)
+{
+	return atomic_load(&key_epoch);
+}
+
+/* A hash op socket algd accepted with its transform's key set (or none
+ * needed) meets only the failures a send written behind may report late,
+ * as one after a send that waited: its first send need not wait either.
+ * One accepted before the key (ENOKEY until one is set) proves itself by
+ * a send as before. */
+void client_accepted(struct afd *op, unsigned epoch, const struct ualg_engine_info *e)
+{
+	if (op->type == ALG_TYPE_HASH && !op->rfc && !(e->flags & UALG_ENGINE_NOKEY))
+		op->proven = epoch + 1;
 }
 
 /* After a send waited for its reply: may the socket's next ones not? */

@@ -262,6 +262,10 @@ void client_forget(struct afd *a);
 /* Takes every reply still owed to a send written behind (client.c), before
  * a fork or an exec shares the connections. */
 void client_settle_all(void);
+/* Setting keys moves the epoch; an op socket whose ACCEPT was sent at
+ * epoch E may write behind from its first send (client.c). */
+unsigned client_key_epoch(void);
+void client_accepted(struct afd *op, unsigned epoch, const struct ualg_engine_info *e);
 /* Before close(): takes the replies still owed to requests sent ahead. */
 void client_before_close(int fd, struct afd *a);
 /* Before fork(): settles, and makes every socket so far a shared one. */
