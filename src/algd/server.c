@@ -93,18 +93,17 @@ static void on_connection(int fd)
 	c->key_admin = c->admin || who.uid == disp.owner_uid;
 }
 
+/* One connection per event: the listener stays ready (level-triggered)
+ * while more wait, and the loop takes them in turn with everything else,
+ * without a last accept4() that finds none. */
 static void on_listener(int lfd)
 {
 	disp.spin_until = now_us() + ring_poll_us();	/* its HELLO follows (dispatch.h) */
-	for (;;) {
-		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-		if (fd < 0) {
-			if (errno == EMFILE || errno == ENFILE)
-				listener_refuse_pending(lfd);
-			return;
-		}
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd >= 0)
 		on_connection(fd);
-	}
+	else if (errno == EMFILE || errno == ENFILE)
+		listener_refuse_pending(lfd);
 }
 
 /* Once listening: the buffer that sees keys in transit is locked and kept

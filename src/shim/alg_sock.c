@@ -100,6 +100,7 @@ int alg_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *alen, in
 		return fail(ENOMEM);
 	}
 	op->type = a->type;
+	atomic_store(&op->nonblock, (flags & SOCK_NONBLOCK) != 0);	/* a file of its own */
 	const bool replied = x.rlen == sizeof(rep);
 	if (replied) {
 		client_set_token(op, rep.token, client_self());

@@ -40,6 +40,7 @@ EXPORT int socket(int domain, int type, int protocol)
 		real.close(fd);
 		return fail(ENOMEM);
 	}
+	atomic_store(&a->nonblock, (type & SOCK_NONBLOCK) != 0);	/* a file of its own */
 	if (owed)
 		client_owe_hello(a);
 	afd_put(a);
