@@ -546,6 +546,11 @@ suite_engine() {
 			per=$(bash tests/engine/roundtrips.sh "$RUN" "$B/tests/engine-test" 2>&1)
 			awk -v p="${per%% *}" 'BEGIN { exit !(p != "" && p <= 2.005) }'
 			result "round trips per one-shot sha256 use, socket to close (engine algd): ${per%% (*}" $?
+			# A hash op socket's shared page and algd's reply counter
+			# come in one setup (FAST_SETUP gives both).
+			per=$(bash tests/engine/setups.sh "$RUN" "$B/tests/engine-test" 2>&1)
+			[ "$per" = "1 0" ]
+			result "an op socket's shared page and reply counter in one setup (engine algd): $per (pages, counters asked for)" $?
 		fi
 		if [ "${UALG_ENGINE:-auto}" != algd ]; then
 			# The administrator's choice: sha256 kept in algd, then back.

@@ -59,7 +59,8 @@ struct conn {
 	bool busy;
 	struct ring *ring;	/* native ring API, once set up */
 	uint8_t *shm;		/* the shim's payload area (SHM_SETUP), or NULL */
-	_Atomic uint32_t *notify;	/* NOTIFY_SETUP's counter, or NULL */
+	_Atomic uint32_t *notify;	/* the reply counter, or NULL */
+	bool notify_own;	/* it is NOTIFY_SETUP's page (else in the fast page's) */
 	struct ualg_fast *fast;	/* FAST_SETUP's page, or NULL (fast_serve.h) */
 	uint32_t fast_seen;	/* the page's last request served: its req_seq */
 	bool fast_serving;	/* replies go to the page */

@@ -61,10 +61,15 @@ int fast_serve_setup(struct conn *c, size_t len)
 	int fd = payload_memfd(c, "ualg-fast", UALG_FAST_SIZE, &map);
 	if (fd < 0)
 		return conn_reply(c, UALG_MSG_FAST_SETUP, 0, fd, NULL, 0, -1) ? -1 : 0;
-	int r = conn_reply(c, UALG_MSG_FAST_SETUP, 0, 0, NULL, 0, fd);
+	/* One setup for both pages where the connection has no counter
+	 * (proto.h): counting starts after this reply. */
+	const bool counts = !c->notify;
+	int r = conn_reply(c, UALG_MSG_FAST_SETUP, 0, counts ? UALG_FAST_COUNTS : 0, NULL, 0, fd);
 	close(fd);
 	c->fast = map;
 	c->fast_seen = 0;
+	if (counts)
+		c->notify = &c->fast->replies;
 	return r ? -1 : 0;
 }
 
@@ -78,6 +83,8 @@ void fast_serve_drop(struct conn *c)
 	/* A client still waiting for a reply learns it will not come. */
 	atomic_store(&c->fast->closed, 1);
 	wake(c->fast);
+	if (c->notify && !c->notify_own)
+		c->notify = NULL;	/* it was the page's */
 	munmap(c->fast, UALG_FAST_SIZE);
 	ualg_budget_uncharge(&c->cl->acct->mem, UALG_FAST_SIZE);
 	c->fast = NULL;

@@ -85,11 +85,12 @@ void payload_drop(struct conn *c)
 
 void notify_drop(struct conn *c)
 {
-	if (!c->notify)
-		return;
-	munmap((void *)c->notify, UALG_NOTIFY_SIZE);
-	ualg_budget_uncharge(&c->cl->acct->mem, UALG_NOTIFY_SIZE);
+	if (c->notify && c->notify_own) {
+		munmap((void *)c->notify, UALG_NOTIFY_SIZE);
+		ualg_budget_uncharge(&c->cl->acct->mem, UALG_NOTIFY_SIZE);
+	}
 	c->notify = NULL;
+	c->notify_own = false;
 }
 
 int notify_setup(struct conn *c, size_t len)
@@ -104,6 +105,7 @@ int notify_setup(struct conn *c, size_t len)
 	notify_drop(c);	/* a program after execve sets up its own */
 	int r = conn_reply(c, UALG_MSG_NOTIFY_SETUP, 0, 0, NULL, 0, fd);
 	c->notify = map;
+	c->notify_own = true;
 	close(fd);
 	return r ? -1 : 0;
 }

@@ -130,6 +130,16 @@ static ssize_t frame_recv(int sock, struct ualg_hdr *hdr, const struct iovec *bo
 	for (int i = 0; i < nbody; i++)
 		iov[i + 1] = body[i];
 	n = sys_recvmsg(sock, &msg, flags);
+	/* A peer that closed with frames of ours unread leaves ECONNRESET,
+	 * reported once and before the frames it sent first (a refusal it
+	 * answered before it hung up): those, or the end, come next. */
+	if (n < 0 && errno == ECONNRESET) {
+		msg.msg_controllen = sizeof(ctl.buf);
+		msg.msg_flags = 0;
+		n = sys_recvmsg(sock, &msg, flags | MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			errno = ECONNRESET;
+	}
 	if (n < 0)
 		return -errno;
 	const size_t nfds = take_fds(&msg, fd, dispose, arg);

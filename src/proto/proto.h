@@ -354,8 +354,13 @@ struct ualg_adopt {
  * ends the connection.  A client uses the page only while no request of
  * the socket is in flight on the socket, so that the connection's requests
  * stay in order.  One setup per connection: the page is shared after fork,
- * and the shim uses it only in the process that set it up. */
+ * and the shim uses it only in the process that set it up.  On a
+ * connection without a reply counter (NOTIFY_SETUP), replies becomes that
+ * counter and the result is UALG_FAST_COUNTS, so that one setup gives a
+ * socket both; a later NOTIFY_SETUP (a program after execve) moves the
+ * counter to a page of its own. */
 #define UALG_FAST_SIZE 8192u
+#define UALG_FAST_COUNTS 1	/* FAST_SETUP's result: replies counts the connection's replies */
 #define UALG_FAST_FRAME_MAX 4032u
 struct ualg_fast {
 	_Alignas(64) _Atomic uint32_t req_seq;	/* client */
@@ -363,6 +368,7 @@ struct ualg_fast {
 	_Alignas(64) _Atomic uint32_t rep_seq;	/* algd */
 	_Atomic uint32_t waiting;		/* client: asleep on rep_seq */
 	_Atomic uint32_t closed;		/* algd: the connection ended (then wakes) */
+	_Atomic uint32_t replies;		/* algd: the reply counter (below) */
 	_Alignas(64) uint8_t req[UALG_FAST_FRAME_MAX];
 	_Alignas(64) uint8_t rep[UALG_FAST_FRAME_MAX];
 };

@@ -107,6 +107,7 @@ static ssize_t wait_reply(int fd, struct ualg_hdr *hdr, bool interruptible, int 
 			  bool by_poll)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
+	bool reset = false;
 
 	for (;;) {
 		pthread_setcancelstate(cancel_state, NULL);
@@ -123,6 +124,10 @@ static ssize_t wait_reply(int fd, struct ualg_hdr *hdr, bool interruptible, int 
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 		if (n < 0 && (err == EAGAIN || err == EWOULDBLOCK))
 			continue;	/* another thread took what woke us: sleep again */
+		if (n < 0 && err == ECONNRESET && !reset) {
+			reset = true;	/* algd's last replies, or the end, follow (frame_recv()) */
+			continue;
+		}
 		if (n >= 0)
 			return n;
 		if (err != EINTR || interruptible)
@@ -154,11 +159,14 @@ static inline void cpu_relax(void)
 #endif
 }
 
-void *client_page(struct afd *a, int fd, uint16_t type, size_t size)
+void *client_page(struct afd *a, int fd, uint16_t type, size_t size, int *result)
 {
 	struct xact x = { .type = type, .want_fd = true, .cloexec = true };
 	void *map = NULL;
-	if (!client_xact(a, fd, &x) && x.rfd >= 0 && ualg_memfd_map(x.rfd, size, &map))
+	const int r = client_xact(a, fd, &x);
+	if (result)
+		*result = r;
+	if (r >= 0 && x.rfd >= 0 && ualg_memfd_map(x.rfd, size, &map))
 		map = NULL;
 	if (x.rfd >= 0)
 		real.close(x.rfd);
@@ -171,7 +179,7 @@ static void notify_setup(struct afd *a, int fd)
 	int none = NOTIFY_NONE;
 	if (!atomic_compare_exchange_strong(&a->notify_state, &none, NOTIFY_BUSY))
 		return;
-	a->notify = client_page(a, fd, UALG_MSG_NOTIFY_SETUP, UALG_NOTIFY_SIZE);
+	a->notify = client_page(a, fd, UALG_MSG_NOTIFY_SETUP, UALG_NOTIFY_SIZE, NULL);
 	atomic_store(&a->notify_state, a->notify ? NOTIFY_READY : NOTIFY_NEVER);
 }
 
@@ -185,7 +193,7 @@ void client_forget(struct afd *a)
 	a->behind = 0;
 	a->owed = 0;
 	fast_forget(a);
-	if (atomic_load(&a->notify_state) == NOTIFY_READY)
+	if (atomic_load(&a->notify_state) == NOTIFY_READY && !a->notify_in_fast)
 		munmap((void *)a->notify, UALG_NOTIFY_SIZE);
 	a->notify = NULL;
 }
@@ -910,16 +918,18 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	const int own = fd;
 	fd = channel(a, fd);
 	x->chan = fd != own;
-	/* The pages cost a round trip each: a socket gets them from its
-	 * PAGES_AFTER + 1st data call on, so that one-shot use (a write and
-	 * a read) makes none. */
+	/* The pages cost a round trip (one for both where algd gives the
+	 * request page): a socket gets them from its PAGES_AFTER + 1st data
+	 * call on, so that one-shot use (a write and a read) makes none. */
 	const bool settled = cls == XC_OTHER || atomic_fetch_add_explicit(&a->data_calls, 1, memory_order_relaxed) >= PAGES_AFTER;
-	if (fd == own && settled && cls != XC_OTHER && poll_us() &&
-	    atomic_load(&a->notify_state) == NOTIFY_NONE)
-		notify_setup(a, fd);
+	/* The request page first: where algd can, its setup gives the
+	 * reply counter too. */
 	const bool fast = fd == own && settled && fast_wanted(a, x);
 	if (fast && atomic_load(&a->fast_state) == NOTIFY_NONE)
 		fast_setup(a, fd);
+	if (fd == own && settled && cls != XC_OTHER && poll_us() &&
+	    atomic_load(&a->notify_state) == NOTIFY_NONE)
+		notify_setup(a, fd);
 	int cancel_state;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	pthread_mutex_lock(&a->lock);

@@ -21,8 +21,18 @@ void fast_setup(struct afd *a, int fd)
 	int none = NOTIFY_NONE;
 	if (!atomic_compare_exchange_strong(&a->fast_state, &none, NOTIFY_BUSY))
 		return;
-	a->fast = client_page(a, fd, UALG_MSG_FAST_SETUP, UALG_FAST_SIZE);
+	int result = 0;
+	a->fast = client_page(a, fd, UALG_MSG_FAST_SETUP, UALG_FAST_SIZE, &result);
 	atomic_store(&a->fast_state, a->fast ? NOTIFY_READY : NOTIFY_NEVER);
+	/* The page's replies word is algd's reply counter where the
+	 * connection had none: no NOTIFY_SETUP of its own then. */
+	none = NOTIFY_NONE;
+	if (a->fast && result == UALG_FAST_COUNTS &&
+	    atomic_compare_exchange_strong(&a->notify_state, &none, NOTIFY_BUSY)) {
+		a->notify_in_fast = true;
+		a->notify = &a->fast->replies;
+		atomic_store(&a->notify_state, NOTIFY_READY);
+	}
 }
 
 void fast_forget(struct afd *a)

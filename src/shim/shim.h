@@ -89,6 +89,7 @@ struct afd {
 	 * first.  notify_state: NOTIFY_NONE, _BUSY, _READY, _NEVER. */
 	_Atomic uint32_t *notify;
 	atomic_int notify_state;
+	bool notify_in_fast;	/* the counter is the fast page's (FAST_SETUP gave both) */
 	/* An op socket's shared request page (fast.c), mapped on its
 	 * first data call: fast_state as notify_state; fast_seq, the last
 	 * request posted on it. */
@@ -238,8 +239,9 @@ void client_init(void);
  * (-ECONNRESET when algd is gone). */
 int client_send(int fd, uint16_t type, const struct iovec *parts, int nparts);
 /* Asks algd for a shared page (NOTIFY_SETUP, FAST_SETUP) and maps it
- * (checked sealed and of size bytes): NULL when refused or unmappable. */
-void *client_page(struct afd *a, int fd, uint16_t type, size_t size);
+ * (checked sealed and of size bytes): NULL when refused or unmappable;
+ * the reply's result in *result when asked. */
+void *client_page(struct afd *a, int fd, uint16_t type, size_t size, int *result);
 /* Spins until *word moves from before or the reply window for data_len
  * bytes passed ($UALG_POLL_US): no system call. */
 void client_spin(const _Atomic uint32_t *word, uint32_t before, size_t data_len);

@@ -320,8 +320,10 @@ check("algd still serves another client after all that", sha1_abc_works())
 
 # ---- the shared request page of an op socket (FAST_SETUP) --------------
 
-FAST_SETUP, FAST_KICK = 72, 73
+NOTIFY_SETUP, FAST_SETUP, FAST_KICK = 71, 72, 73
 FAST_SIZE, FAST_MAX, REQ, REP = 8192, 4032, 128, 4160
+REPLIES = 76        # struct ualg_fast's replies: the reply counter where it counts
+FAST_COUNTS = 1     # FAST_SETUP's result then
 U32 = struct.Struct("=I")
 SHA1_ABC = "a9993e364706816aba3e25717850c26c9cd0d89d"   # FIPS 180-2 B.1's "abc"
 
@@ -334,7 +336,7 @@ def fast_setup(op):
 
 def page_of(op):
     r, fd = fast_setup(op)
-    assert r == 0 and fd is not None, r
+    assert r in (0, FAST_COUNTS) and fd is not None, r
     m = mmap.mmap(fd, FAST_SIZE)
     os.close(fd)
     return m
@@ -380,11 +382,27 @@ o = accept(t)
 r, fd = fast_setup(o)
 seals = fcntl.fcntl(fd, F_GET_SEALS) if fd is not None else 0
 check("FAST_SETUP on a hash op socket: an 8 KiB memfd sealed against resizing",
-      r == 0 and os.fstat(fd).st_size == FAST_SIZE and
+      r == FAST_COUNTS and os.fstat(fd).st_size == FAST_SIZE and
       seals & (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW) == F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW)
 m = mmap.mmap(fd, FAST_SIZE)
 os.close(fd)
 check("a second FAST_SETUP: EBUSY, connection kept", fast_setup(o) == (-EBUSY, None))
+check("a connection without a reply counter: the page's counts the replies after the setup (1)",
+      word(m, REPLIES) == 1)
+o2 = accept(t)
+o2.send(frame(NOTIFY_SETUP))
+_, nfds, _, _ = socket.recv_fds(o2, 64, 1)
+counter = mmap.mmap(nfds[0], 4096, prot=mmap.PROT_READ)
+os.close(nfds[0])
+r2, fd2 = fast_setup(o2)
+m2 = mmap.mmap(fd2, FAST_SIZE)
+os.close(fd2)
+fast_setup(o2)      # EBUSY: one more reply on the socket
+check("a connection with its reply counter: FAST_SETUP's result 0, that counter still counts (2), "
+      "the page's does not (0)", r2 == 0 and word(counter, 0) == 2 and word(m2, REPLIES) == 0)
+m2.close()
+counter.close()
+o2.close()
 send_abc = frame(SEND, struct.pack("=IIII", S_FIRST | S_LAST, 0, 0, 0) + b"abc")
 rep = post(o, m, send_abc, 1)
 check("a SEND on the page: its reply there (3 bytes taken)",
