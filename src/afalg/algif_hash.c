@@ -62,6 +62,7 @@ static int hash_send(struct alg_sock *op, const struct afalg_send *s, struct afa
 		 * final fails: the next read returns it as it is. */
 		ctx->have_result = true;
 		r = ualg_hash_final(&ctx->desc, ctx->result);
+		ualg_hash_done(&ctx->desc);	/* only init follows: no clone or export */
 		if (r)
 			return r;
 	}
@@ -87,6 +88,7 @@ static int hash_recv(struct alg_sock *op, uint8_t *out, size_t len, bool dontwai
 	if (!r && (!result || ctx->more)) {
 		ctx->more = false;
 		r = ualg_hash_final(&ctx->desc, ctx->result);
+		ualg_hash_done(&ctx->desc);
 	}
 	if (!r)
 		memcpy(out, ctx->result, len);

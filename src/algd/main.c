@@ -255,6 +255,7 @@ int main(int argc, char **argv)
 	if (fips || kernel_fips_enabled())
 		ualg_fips_enable();
 	ualg_core_count_stats(true);	/* crypto_user's and algctl's */
+	ualg_core_release_hash_states(true);	/* the key heap is every user's */
 	if (ualg_core_init()) {
 		const struct ualg_alg *failed = ualg_fips_failure();
 		if (failed)

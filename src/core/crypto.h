@@ -262,6 +262,10 @@ int ualg_core_init(void);
 /* Whether requests are counted in each algorithm's stats (tfm.c): only a
  * host that reports them (algd: crypto_user, algctl) turns it on. */
 void ualg_core_count_stats(bool on);
+/* Whether ualg_hash_done() releases a keyed hash's state after its final
+ * (tfm.c): a host that shares the key heap among users (algd) turns it
+ * on; a program keeps the state for its next operation. */
+void ualg_core_release_hash_states(bool on);
 /* Before ualg_core_init(): test each driver on its first lookup instead of
  * all of them at registration (the in-process engine, where algd has
  * already tested the same code; never in FIPS mode). */
@@ -338,6 +342,10 @@ int ualg_hash_update(struct ualg_hash_desc *desc, const uint8_t *data, size_t le
 int ualg_hash_final(struct ualg_hash_desc *desc, uint8_t *out);
 int ualg_hash_clone(struct ualg_hash_desc *dst, const struct ualg_hash_desc *src);
 void ualg_hash_exit(struct ualg_hash_desc *desc);
+/* After a final: a keyed hash's state (key-derived values, in the locked
+ * key heap) is released where ualg_core_release_hash_states() asked, since
+ * the next operation starts with init. */
+void ualg_hash_done(struct ualg_hash_desc *desc);
 int ualg_hash_digest(struct ualg_tfm *tfm, const uint8_t *data, size_t len, uint8_t *out);
 unsigned ualg_hash_digestsize(const struct ualg_tfm *tfm);
 /* Partial states (shash export/import): 0 when the hash cannot export.

@@ -314,6 +314,19 @@ void ualg_hash_exit(struct ualg_hash_desc *desc)
 	desc->state = NULL;
 }
 
+static bool release_states;	/* ualg_core_release_hash_states() */
+
+void ualg_core_release_hash_states(bool on)
+{
+	release_states = on;
+}
+
+void ualg_hash_done(struct ualg_hash_desc *desc)
+{
+	if (release_states && desc->state && alg_keyed(desc->tfm->alg))
+		ualg_hash_exit(desc);
+}
+
 bool ualg_hash_has_many(const struct ualg_tfm *tfm)
 {
 	return tfm->alg->type == UALG_ALG_SHASH && tfm->alg->u.shash.digest_many;

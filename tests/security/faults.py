@@ -362,7 +362,7 @@ def test_many(algd):
     check(f"50 processes hold 1000 op + 50 transform sockets at once (algd holds {held})",
           ready == 50 and held >= 1050)
     check("each of the 1000 op sockets computes its own HMAC (hashlib reference)",
-          outs == ["done 0"] * 50, repr(outs[:2]))
+          outs == ["done 0"] * 50, repr([o for o in outs if o != "done 0"][:2]))
     check("all 1050 sockets released", wait_for(lambda: algd.fds() == base))
 
 

@@ -22,6 +22,7 @@ as ratios with wide margins or against generous bounds that catch a stall.
 Prints TAP lines and 'N passed, N failed'."""
 import errno
 import hashlib
+import hmac
 import os
 import resource
 import signal
@@ -600,6 +601,45 @@ def test_key_heap():
     algd.stop()
 
 
+# A keyed hash's state holds key-derived values and lives in the key heap
+# (about 1 KiB for hmac(sha256)), but only from an operation's start to its
+# final: 1100 hmac(sha256) op sockets of one uid that each computed an HMAC
+# and stay open fit the default 1 MiB share.
+KEYED_OPS = 1100
+
+
+def test_keyed_hash_states():
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = KEYED_OPS + 200
+    if hard < want and not ROOT:
+        skip(f"{KEYED_OPS} op sockets open at once (RLIMIT_NOFILE {hard})")
+        return
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, want), max(hard, want)))
+    algd = Algd("keystates", nofile=max(hard, 4 * want))   # --uid-fd-max: a quarter of it
+    key = b"k" * 32
+    t = tfm(algd.path, "hash", "hmac(sha256)", key)
+    ops, good, err = [], 0, 0
+    try:
+        for i in range(KEYED_OPS):
+            op = accept(t)
+            ops.append(op)
+            msg = b"message %d" % i
+            r, _ = call(op, SEND, struct.pack("=IIII", S_FIRST | S_LAST, 0, 0, 0) + msg)
+            if r != len(msg):
+                raise OSError(-r, "send")
+            r, d = call(op, RECV, struct.pack("=IIII", 0, 32, 32, 0))
+            good += r == 32 and d == hmac.new(key, msg, hashlib.sha256).digest()
+    except OSError as e:
+        err = e.errno
+    check(f"{KEYED_OPS} hmac(sha256) op sockets of one uid each compute their HMAC and stay open "
+          f"within the default key heap share ({len(ops)} opened, {good} right, errno {err})",
+          good == KEYED_OPS and not err)
+    for op in ops:
+        op.close()
+    t.close()
+    algd.stop()
+
+
 # ---- finding: the per-uid fd budget --------------------------------------
 
 def test_fds():
@@ -862,7 +902,8 @@ def main():
     TMP = tempfile.mkdtemp(prefix="ualg-limits.")
     os.chmod(TMP, 0o711)    # clients of other uids pass through
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    for t in (test_sndbuf, test_memory_budget, test_ring_scratch, test_key_heap, test_fds,
+    for t in (test_sndbuf, test_memory_budget, test_ring_scratch, test_key_heap,
+              test_keyed_hash_states, test_fds,
               test_cq_full, test_ring_lock, test_many_children, test_long_operations,
               test_offload_turns, test_huge_ring_request, test_multi_user, test_rfc_and_compress_budget,
               test_turns):
