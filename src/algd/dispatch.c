@@ -59,21 +59,24 @@ uint8_t *dispatcher_recv_buffer(struct dispatcher *d, size_t n)
 
 /* ---- request handlers: each returns 0 to continue, -1 to drop ------- */
 
-static int on_hello(struct conn *c, const uint8_t *body, size_t len)
+/* quiet (UALG_HDR_QUIET): a request sent ahead, answered only if it fails. */
+static int on_hello(struct conn *c, const uint8_t *body, size_t len, bool quiet)
 {
 	struct ualg_hello h;
 
 	if (c->greeted || ualg_decode_hello(body, len, &h))
 		return -1;
 	if (h.version != UALG_PROTO_VERSION) {
-		conn_reply(c, UALG_MSG_HELLO, 0, -EPROTONOSUPPORT, NULL, 0, -1);
+		conn_reply(c, UALG_MSG_HELLO, quiet ? UALG_HDR_QUIET : 0, -EPROTONOSUPPORT, NULL, 0, -1);
 		return -1;
 	}
 	c->greeted = true;
+	if (quiet)
+		return 0;
 	return conn_reply(c, UALG_MSG_HELLO, 0, UALG_PROTO_VERSION, NULL, 0, -1) ? -1 : 0;
 }
 
-static int on_bind(struct conn *c, const uint8_t *body, size_t len)
+static int on_bind(struct conn *c, const uint8_t *body, size_t len, bool quiet)
 {
 	struct ualg_bind_msg m;
 
@@ -84,7 +87,9 @@ static int on_bind(struct conn *c, const uint8_t *body, size_t len)
 	const bool ruled = policy_has_alg_rules();
 	int r = afalg_bind(c->sk, (const char *)b.type, b.feat, b.mask, name, ruled ? &c->who : NULL);
 	log_verbose(2, "bind %s %s: %d", b.type, name, r);
-	return conn_reply(c, UALG_MSG_BIND, 0, r, NULL, 0, -1) ? -1 : 0;
+	if (quiet && !r)
+		return 0;
+	return conn_reply(c, UALG_MSG_BIND, quiet ? UALG_HDR_QUIET : 0, r, NULL, 0, -1) ? -1 : 0;
 }
 
 static int on_setsockopt(struct conn *c, const uint8_t *body, size_t len)
@@ -328,16 +333,20 @@ static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *f
 	const uint8_t *body = frame + sizeof(h);
 	const size_t blen = len - sizeof(h);
 
-	if (h.flags || h.result)
-		return -1;	/* requests carry neither */
+	/* Requests carry no result, and no flag but a HELLO's or BIND's
+	 * UALG_HDR_QUIET. */
+	const bool quiet = h.flags == UALG_HDR_QUIET &&
+			   (h.type == UALG_MSG_HELLO || h.type == UALG_MSG_BIND);
+	if ((h.flags && !quiet) || h.result)
+		return -1;
 	/* The client's next request is likely on its way (a socket's set-up
 	 * is a few requests in a row, data calls follow each other): the
 	 * loop polls for it a while before it sleeps (server.c). */
 	d->spin_until = now_us() + ring_poll_us();
 	if (!c->greeted)
-		return h.type == UALG_MSG_HELLO ? on_hello(c, body, blen) : -1;
+		return h.type == UALG_MSG_HELLO ? on_hello(c, body, blen, quiet) : -1;
 	switch (h.type) {
-	case UALG_MSG_BIND: return on_bind(c, body, blen);
+	case UALG_MSG_BIND: return on_bind(c, body, blen, quiet);
 	case UALG_MSG_SETSOCKOPT: return on_setsockopt(c, body, blen);
 	case UALG_MSG_ACCEPT: return on_accept(c, blen);
 	case UALG_MSG_SEND:

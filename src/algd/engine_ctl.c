@@ -51,13 +51,19 @@ int engine_ctl_info(const struct alg_sock *op, struct ualg_engine_info *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->key_gen = op->connected ? op->parent->key_gen : op->key_gen;
+	/* An op socket's transform, whoever serves it: the shim's
+	 * write-behind reads these too (src/shim/client.c). */
+	const struct ualg_tfm *tfm = op->connected ? afalg_tfm(op) : NULL;
+	if (tfm)
+		out->flags = (ualg_tfm_has_setkey(tfm) ? UALG_ENGINE_TAKES_KEY : 0) |
+			     (tfm->need_key ? UALG_ENGINE_NOKEY : 0) |
+			     (op->connected && !op->parent->keyed ? UALG_ENGINE_UNKEYED : 0) |
+			     (tfm->alg->type == UALG_ALG_SHASH && tfm->alg->u.shash.msg_keyed ?
+				      UALG_ENGINE_MSG_KEYED : 0);
 	struct ualg_alg *drv = inproc_driver(op);
 	if (!drv)
 		return 0;
-	const struct ualg_tfm *tfm = afalg_tfm(op);
-	out->flags = UALG_ENGINE_INPROC | (ualg_tfm_has_setkey(tfm) ? UALG_ENGINE_TAKES_KEY : 0) |
-		     (tfm->need_key ? UALG_ENGINE_NOKEY : 0) |
-		     (op->connected && !op->parent->keyed ? UALG_ENGINE_UNKEYED : 0);
+	out->flags |= UALG_ENGINE_INPROC;
 	out->authsize = op->type->alg_type == UALG_ALG_AEAD ? tfm->authsize : 0;
 	snprintf((char *)out->type, sizeof(out->type), "%s", op->type->name);
 	snprintf(out->driver, sizeof(out->driver), "%s", drv->driver);

@@ -69,6 +69,9 @@ struct ualg_shash_ops {
 	/* A key that may be left unset (CRYPTO_ALG_OPTIONAL_KEY): the seed of
 	 * crc32, crc32c and xxhash64, blake2b's key. */
 	bool optional_key;
+	/* The message carries key material (poly1305's key, vmac64's nonce):
+	 * a final fails on a message too short for it. */
+	bool msg_keyed;
 	int (*setkey)(struct ualg_tfm *tfm, const uint8_t *key, size_t len);
 	int (*init)(struct ualg_hash_desc *desc);
 	int (*update)(struct ualg_hash_desc *desc, const uint8_t *data, size_t len);

@@ -175,11 +175,11 @@ ssize_t ualg_frame_recv_nofd(int sock, struct ualg_hdr *hdr, const struct iovec 
 	return frame_recv(sock, hdr, body, nbody, NULL, MSG_CMSG_CLOEXEC, dispose, arg);
 }
 
-int ualg_hello_send(int sock)
+int ualg_hello_send(int sock, bool quiet)
 {
 	struct ualg_hello hello = { UALG_PROTO_MAGIC, UALG_PROTO_VERSION, UALG_ROLE_AFALG };
 	struct iovec part = { &hello, sizeof(hello) };
-	int r = ualg_frame_send(sock, UALG_MSG_HELLO, 0, 0, &part, 1, -1);
+	int r = ualg_frame_send(sock, UALG_MSG_HELLO, quiet ? UALG_HDR_QUIET : 0, 0, &part, 1, -1);
 
 	/* A refusing algd may have hung up already, its answer still queued. */
 	return r && r != -EPIPE && r != -ECONNRESET ? r : 0;
@@ -205,7 +205,7 @@ int ualg_hello_answer(int sock)
 
 int ualg_hello(int sock)
 {
-	int r = ualg_hello_send(sock);
+	int r = ualg_hello_send(sock, false);
 	return r ? r : ualg_hello_answer(sock);
 }
 

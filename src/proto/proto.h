@@ -95,7 +95,11 @@ enum ualg_msg_type {
 
 #define UALG_HDR_REPLY 0x0001u	/* set on every reply */
 #define UALG_HDR_TRUNC 0x0002u	/* RECV reply: the result was truncated (MSG_TRUNC) */
-#define UALG_HDR_QUIET 0x0004u	/* SEND reply: the failure of a UALG_SEND_QUIET send */
+/* On a HELLO or BIND request: answer only a failure (a request sent ahead,
+ * whose success the reply to the connection's next request shows, since
+ * algd answers a connection's requests in order).  On a reply: the
+ * failure of such a request or of a UALG_SEND_QUIET send. */
+#define UALG_HDR_QUIET 0x0004u
 #define UALG_HDR_SOCKET 0x0008u	/* reply on the shared page: not served, send it on the socket */
 #define UALG_HDR_FLAGS_ALL (UALG_HDR_REPLY | UALG_HDR_TRUNC | UALG_HDR_QUIET | UALG_HDR_SOCKET)
 
@@ -241,7 +245,8 @@ struct ualg_sndbuf {
  * the shim may serve the socket's data in the program and with which
  * driver (FIPS mode, RFC mode, keys by reference and algd.conf's "engine"
  * settings keep a socket here).  Never a key: the shim serves only
- * transforms whose key it was handed by value. */
+ * transforms whose key it was handed by value.  The flags other than
+ * INPROC describe an op socket's transform whatever the verdict. */
 #define UALG_ENGINE_INPROC 0x1u
 #define UALG_ENGINE_TAKES_KEY 0x2u	/* the algorithm has a key (set or not) */
 /* The transform has no key yet: the program serves the socket keyless
@@ -251,6 +256,9 @@ struct ualg_sndbuf {
 /* A key is optional (crc32c, xxhash64, blake2b) and none was set since the
  * bind: the program serves the socket without one, as algd would. */
 #define UALG_ENGINE_UNKEYED 0x8u
+/* A hash whose message carries key material (poly1305's key, vmac64's
+ * nonce): a send may fail on the data, so none goes behind. */
+#define UALG_ENGINE_MSG_KEYED 0x10u
 struct ualg_engine_info {
 	uint32_t flags;		/* UALG_ENGINE_* */
 	uint32_t authsize;	/* aead: the transform's tag length */
@@ -586,8 +594,10 @@ ssize_t ualg_frame_recv_nofd(int sock, struct ualg_hdr *hdr, const struct iovec 
  * this protocol version, algd's -errno when it refuses the client (EACCES
  * by policy, EMFILE over its socket limit), or -errno of the exchange. */
 int ualg_hello(int sock);
-/* Its two halves, for a client that waits between them its own way. */
-int ualg_hello_send(int sock);
+/* Its two halves, for a client that waits between them its own way;
+ * quiet: answered only if refused (UALG_HDR_QUIET), for a client that
+ * knows the version from an earlier connection. */
+int ualg_hello_send(int sock, bool quiet);
 int ualg_hello_answer(int sock);
 
 /* One administration request on a greeted connection: sends q, receives

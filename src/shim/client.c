@@ -57,7 +57,7 @@ int client_connect_ahead(int type_flags, bool *owed)
 	if (!(type_flags & SOCK_CLOEXEC))
 		real.fcntl(fd, F_SETFD, 0);
 	const bool ahead = owed && local_control_ready();
-	int r = ualg_hello_send(fd);
+	int r = ualg_hello_send(fd, ahead);
 	if (!r && !ahead) {
 		spin(readable, &fd, 0, 0);
 		r = hello_result(ualg_hello_answer(fd));
@@ -321,8 +321,9 @@ static bool others_in_flight(const struct afd *a, int cls)
  * answers a connection's requests in order).  So a hash operation of one
  * send and one read costs one round trip.  The kernel's hash_sendmsg()
  * fails only for a bad buffer (the shim reads it first: EFAULT stays the
- * call's), for a transform without its key (ENOKEY) and for lack of
- * memory.  So a socket writes behind only once a send on it succeeded
+ * call's), for a transform without its key (ENOKEY), for lack of memory
+ * and, where the message carries key material (poly1305's key, vmac64's
+ * nonce), for a message too short for it: those never write behind.  So a socket writes behind only once a send on it succeeded
  * with its reply waited for, or algd accepted it with its transform's key
  * set or none needed, and no key was set in this process since (a
  * setkey that fails leaves the transform without a key); a failure's
@@ -338,17 +339,22 @@ static bool others_in_flight(const struct afd *a, int cls)
 /* Sending ahead: a socket's set-up requests whose answer is known (a
  * HELLO on a new connection once this process has talked with algd, a
  * BIND of an address algd bound under the control page's generation now,
- * local.c) go without waiting for their replies, which the reply to the
- * socket's next request follows; each is taken on the way (a->owed, also
- * counted in a->behind so that fork, exec and SCM_RIGHTS settle them).
+ * local.c) go without waiting, marked UALG_HDR_QUIET: algd answers them
+ * only if they fail, and the reply to the socket's next request shows
+ * them done (a->owed, also counted in a->behind so that fork, exec and
+ * SCM_RIGHTS settle them; a refusal is taken on the way to that reply).
  * One that failed after all (the generation moved meanwhile, algd over a
  * budget) is the answer of the program's next call, as a send written
  * behind.  A one-shot hash use through algd so waits twice (accept, and
  * read: its write goes behind, client_accepted()), not five times. */
 static bool owed_reply(const struct afd *a, const struct ualg_hdr *h)
 {
-	return a->owed && (h->flags & UALG_HDR_REPLY) &&
-	       (h->type == UALG_MSG_HELLO || h->type == UALG_MSG_BIND);
+	if (!a->owed || !(h->flags & UALG_HDR_REPLY))
+		return false;
+	/* A quiet request's failure, or algd's refusal of the connection,
+	 * which it answers before it reads the greeting. */
+	return ((h->type == UALG_MSG_HELLO || h->type == UALG_MSG_BIND) && (h->flags & UALG_HDR_QUIET)) ||
+	       (h->type == UALG_MSG_HELLO && h->result < 0);
 }
 
 static atomic_uint key_epoch;	/* moves at every setsockopt on a socket of algd's */
@@ -469,17 +475,20 @@ unsigned client_key_epoch(void)
  * needed) meets only the failures a send written behind may report late,
  * as one after a send that waited: its first send need not wait either.
  * One accepted before the key (ENOKEY until one is set) proves itself by
- * a send as before. */
+ * a send as before.  A hash whose message carries key material (poly1305,
+ * vmac64: a final fails on a message too short for it) never writes
+ * behind. */
 void client_accepted(struct afd *op, unsigned epoch, const struct ualg_engine_info *e)
 {
-	if (op->type == ALG_TYPE_HASH && !op->rfc && !(e->flags & UALG_ENGINE_NOKEY))
+	op->msg_keyed = e->flags & UALG_ENGINE_MSG_KEYED;
+	if (op->type == ALG_TYPE_HASH && !op->rfc && !(e->flags & UALG_ENGINE_NOKEY) && !op->msg_keyed)
 		op->proven = epoch + 1;
 }
 
 /* After a send waited for its reply: may the socket's next ones not? */
 static void note_send_result(struct afd *a, const struct xact *x, unsigned epoch, int result)
 {
-	if (x->type == UALG_MSG_SEND && x->behind)
+	if (x->type == UALG_MSG_SEND && x->behind && !a->msg_keyed)
 		a->proven = result >= 0 ? epoch + 1 : 0;
 }
 
@@ -615,15 +624,20 @@ static ssize_t recv_reply(struct afd *a, int fd, int cls, struct xact *x, struct
 	}
 }
 
-int client_send(int fd, uint16_t type, const struct iovec *parts, int nparts)
+static int send_frame(int fd, uint16_t type, uint16_t flags, const struct iovec *parts, int nparts)
 {
 	for (;;) {
-		int r = ualg_frame_send(fd, type, 0, 0, parts, nparts, -1);
+		int r = ualg_frame_send(fd, type, flags, 0, parts, nparts, -1);
 		if (r != -EAGAIN)
 			return r == -EPIPE || r == -ECONNREFUSED ? -ECONNRESET : r;
 		struct pollfd p = { .fd = fd, .events = POLLOUT };
 		syscall(SYS_poll, &p, 1, -1);
 	}
+}
+
+int client_send(int fd, uint16_t type, const struct iovec *parts, int nparts)
+{
+	return send_frame(fd, type, 0, parts, nparts);
 }
 
 /* Waits until the sends written behind on a are done, taking their
@@ -954,7 +968,7 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 		}
 	}
 	if (x->ahead && fd == own && !others_in_flight(a, -1) && a->behind < BEHIND_MAX) {
-		r = client_send(fd, x->type, x->parts, x->nparts);
+		r = send_frame(fd, x->type, UALG_HDR_QUIET, x->parts, x->nparts);
 		if (r) {
 			r = ahead_failed(a, fd, r);
 		} else {

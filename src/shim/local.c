@@ -259,6 +259,7 @@ static int share_op(const struct member *m, const struct member *tfm)
 	if (r)
 		return r;
 	client_set_token(m->a, rep.token, client_self());
+	client_accepted(m->a, client_key_epoch(), &rep.engine);
 	became_shared(m->a, AFD_OP);
 	if (m->a->sndbuf) {
 		struct ualg_sndbuf b = { (uint32_t)m->a->sndbuf };

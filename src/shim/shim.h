@@ -70,6 +70,7 @@ struct afd {
 	/* client_key_epoch() when a send on this socket last succeeded
 	 * waiting for its reply, + 1; 0: none did (client.c). */
 	unsigned proven;
+	bool msg_keyed;		/* a send may fail on its data: never written behind (client.c) */
 	unsigned gen;		/* client_gen() when made: shared by no other process until it moves */
 	/* From the kind (afd_set_kind), for the parts that ask. */
 	bool op;		/* an accept()ed operation socket */

@@ -13,7 +13,8 @@ from ualgtest import check, finish, numbered  # noqa: E402
 
 PATH = os.environ["UALG_SOCKET"]
 HDR = struct.Struct("=IHHiI")          # len, type, flags, result, reserved
-HELLO, BIND, SETSOCKOPT, ACCEPT, SEND, RECV = 1, 2, 3, 4, 5, 6
+HELLO, BIND, SETSOCKOPT, ACCEPT, SEND, RECV, POLL = 1, 2, 3, 4, 5, 6, 7
+REPLY, QUIET = 0x1, 0x4                 # UALG_HDR_REPLY, UALG_HDR_QUIET
 ALG_GET, ALG_DUMP, ALG_UPDATE = 32, 33, 34
 ALG_REQ = struct.Struct("=128s128sIIIIII")  # name, driver, type, mask, flags, priority, start, reserved
 numbered()
@@ -80,6 +81,7 @@ bad = [
     ("a length field smaller than the frame", frame(BIND, b"x" * 64, length=20)),
     ("an unknown message type", frame(30)),
     ("reply flags on a request", frame(ACCEPT, flags=1)),
+    ("the quiet flag on a request other than HELLO or BIND", frame(ACCEPT, flags=QUIET)),
     ("a non-zero reserved field", frame(ACCEPT, reserved=7)),
     ("a bind with a name length past the frame",
      frame(BIND, b"hash".ljust(14, b"\0") + struct.pack("=HIII", 0, 0, 0, 200) + b"sha1\0")),
@@ -115,6 +117,25 @@ fresh = connect()
 fresh.send(frame(BIND, b"hash".ljust(14, b"\0") + struct.pack("=HIII", 0, 0, 0, 5) + b"sha1\0"))
 fresh.recv(64)
 check("new clients are served", sha1_abc(fresh) == "a9993e364706816aba3e25717850c26c9cd0d89d")
+
+# Requests sent ahead (UALG_HDR_QUIET on HELLO and BIND): a success has no
+# reply, the next request's shows it; a failure is answered, flagged quiet.
+q = connect(hello=False)
+q.send(frame(HELLO, struct.pack("=IHH", 0x55414C47, 1, 1), flags=QUIET))
+q.send(frame(BIND, b"hash".ljust(14, b"\0") + struct.pack("=HIII", 0, 0, 0, 5) + b"sha1\0", flags=QUIET))
+q.send(frame(POLL))
+r = HDR.unpack(q.recv(64)[:HDR.size])
+check("a quiet HELLO and BIND that succeed: no replies, the next request's comes (%s)" % (r,),
+      r[1:3] == (POLL, REPLY) and r[3] >= 0)
+check("... and the socket is bound: a hash through it", sha1_abc(q) == "a9993e364706816aba3e25717850c26c9cd0d89d")
+q.close()
+q = connect()
+q.send(frame(BIND, b"hash".ljust(14, b"\0") + struct.pack("=HIII", 0, 0, 0, 9) + b"nosuchmd\0", flags=QUIET))
+q.send(frame(POLL))
+r1, r2 = HDR.unpack(q.recv(64)[:HDR.size]), HDR.unpack(q.recv(64)[:HDR.size])
+check("a quiet BIND that fails: its reply, flagged quiet, with ENOENT, then the next request's (%s %s)"
+      % (r1, r2), r1[1:4] == (BIND, REPLY | QUIET, -2) and r2[1] == POLL)
+q.close()
 
 
 def dump_from(s, start):

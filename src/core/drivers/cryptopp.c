@@ -115,6 +115,7 @@ int ualg_cryptopp_register(void)
 	a->ctxsize = sizeof(struct vmac_ctx);
 	a->u.shash = (struct ualg_shash_ops){
 		.digestsize = 8,
+		.msg_keyed = true,
 		.descsize = sizeof(struct vmac_state),
 		.setkey = vmac_setkey,
 		.init = vmac_init, .update = vmac_update, .final = vmac_final,
