@@ -54,12 +54,15 @@ int engine_ctl_info(const struct alg_sock *op, struct ualg_engine_info *out)
 	/* An op socket's transform, whoever serves it: the shim's
 	 * write-behind reads these too (src/shim/client.c). */
 	const struct ualg_tfm *tfm = op->connected ? afalg_tfm(op) : NULL;
-	if (tfm)
+	if (tfm) {
 		out->flags = (ualg_tfm_has_setkey(tfm) ? UALG_ENGINE_TAKES_KEY : 0) |
 			     (tfm->need_key ? UALG_ENGINE_NOKEY : 0) |
-			     (op->connected && !op->parent->keyed ? UALG_ENGINE_UNKEYED : 0) |
-			     (tfm->alg->type == UALG_ALG_SHASH && tfm->alg->u.shash.msg_keyed ?
-				      UALG_ENGINE_MSG_KEYED : 0);
+			     (op->connected && !op->parent->keyed ? UALG_ENGINE_UNKEYED : 0);
+		if (tfm->alg->type == UALG_ALG_SHASH) {
+			out->msg_key_len = tfm->alg->u.shash.msg_key_len;
+			out->msg_key_clear = tfm->alg->u.shash.msg_key_clear;
+		}
+	}
 	struct ualg_alg *drv = inproc_driver(op);
 	if (!drv)
 		return 0;

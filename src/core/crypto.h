@@ -69,9 +69,11 @@ struct ualg_shash_ops {
 	/* A key that may be left unset (CRYPTO_ALG_OPTIONAL_KEY): the seed of
 	 * crc32, crc32c and xxhash64, blake2b's key. */
 	bool optional_key;
-	/* The message carries key material (poly1305's key, vmac64's nonce):
-	 * a final fails on a message too short for it. */
-	bool msg_keyed;
+	/* The message starts with key material (poly1305's 32-byte key,
+	 * vmac64's 16-byte nonce): a final fails on a message shorter than
+	 * msg_key_len, or whose first byte has a bit of msg_key_clear set
+	 * (vmac64's nonce is 127 bits). */
+	uint8_t msg_key_len, msg_key_clear;
 	int (*setkey)(struct ualg_tfm *tfm, const uint8_t *key, size_t len);
 	int (*init)(struct ualg_hash_desc *desc);
 	int (*update)(struct ualg_hash_desc *desc, const uint8_t *data, size_t len);

@@ -256,14 +256,15 @@ struct ualg_sndbuf {
 /* A key is optional (crc32c, xxhash64, blake2b) and none was set since the
  * bind: the program serves the socket without one, as algd would. */
 #define UALG_ENGINE_UNKEYED 0x8u
-/* A hash whose message carries key material (poly1305's key, vmac64's
- * nonce): a send may fail on the data, so none goes behind. */
-#define UALG_ENGINE_MSG_KEYED 0x10u
 struct ualg_engine_info {
 	uint32_t flags;		/* UALG_ENGINE_* */
 	uint32_t authsize;	/* aead: the transform's tag length */
 	uint8_t type[14];	/* salg_type, NUL-terminated within */
-	uint16_t reserved;
+	/* A hash whose message starts with key material (poly1305's key,
+	 * vmac64's nonce): a final fails on a message shorter than
+	 * msg_key_len bytes, or whose first byte has a bit of msg_key_clear
+	 * set; 0 for others. */
+	uint8_t msg_key_len, msg_key_clear;
 	char driver[128];	/* what to bind in the process, NUL-terminated within */
 	/* The transform socket's binds and keys so far: the shim serves an
 	 * op socket only with the key it set itself, not one another process

@@ -94,6 +94,21 @@ static int gather_copy(void *ctx, uint8_t *dst, size_t n)
 	return cursor_copy_in(&c, dst, n);
 }
 
+/* A send that ends a hash message starting with key material (poly1305's
+ * key, vmac64's nonce: afd's msg_key_*) may fail on its data; it may be
+ * written behind only where the shim sees it cannot: the whole message in
+ * this send (no MSG_MORE ever made on the socket), long enough, its first
+ * byte readable and as the hash wants it. */
+static bool msg_key_ok(const struct afd *a, const struct iov_cursor *cur, size_t total, int flags)
+{
+	if (!a->msg_key_len || (flags & MSG_MORE) || atomic_load_explicit(&a->more_seen, memory_order_relaxed) ||
+	    total < a->msg_key_len)
+		return false;
+	struct iov_cursor c = *cur;
+	uint8_t first;
+	return !cursor_copy_in(&c, &first, 1) && !(first & a->msg_key_clear);
+}
+
 ssize_t alg_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, size_t total,
 		 const struct shim_ctl *ctl, int flags)
 {
@@ -103,6 +118,8 @@ ssize_t alg_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, si
 			return n;
 	}
 	struct iov_cursor cur = { iov, niov, 0, 0 };
+	if (flags & MSG_MORE)
+		atomic_store_explicit(&a->more_seen, true, memory_order_relaxed);
 	if ((flags & MSG_MORE) && total && !(ctl && ctl->present) &&
 	    client_gather(a, NULL, total, gather_copy, &cur))
 		return (ssize_t)total;
@@ -154,6 +171,7 @@ static int send_area_part(int fd, struct afd *a, struct ualg_send *m, const stru
 static ssize_t send_parts(int fd, struct afd *a, struct iov_cursor *cur, size_t total,
 			  const struct shim_ctl *ctl, int flags, uint8_t *area)
 {
+	const bool msg_ok = msg_key_ok(a, cur, total, flags);
 	size_t sent = 0;
 	bool first = true;
 	int r;
@@ -175,7 +193,8 @@ static ssize_t send_parts(int fd, struct afd *a, struct iov_cursor *cur, size_t 
 		parts[0] = (struct iovec){ &m, sizeof(m) };
 		parts[1] = (struct iovec){ (void *)(ctl ? ctl->iv : NULL), m.ivlen };
 		struct xact x = { .type = UALG_MSG_SEND, .parts = parts, .nparts = np + 2,
-				  .data_len = got, .behind = &m };
+				  .data_len = got, .behind = &m,
+				  .msg_ok = msg_ok && first && sent + got == total };
 		r = area ? send_area_part(fd, a, &m, ctl, got) : client_xact(a, fd, &x);
 		if (r == -EFAULT && !area) {
 			/* The data could not be read: algd still runs the

@@ -323,7 +323,8 @@ static bool others_in_flight(const struct afd *a, int cls)
  * fails only for a bad buffer (the shim reads it first: EFAULT stays the
  * call's), for a transform without its key (ENOKEY), for lack of memory
  * and, where the message carries key material (poly1305's key, vmac64's
- * nonce), for a message too short for it: those never write behind.  So a socket writes behind only once a send on it succeeded
+ * nonce), for a message too short for it when the send ends it: such a
+ * send (no MSG_MORE) never goes behind.  So a socket writes behind only once a send on it succeeded
  * with its reply waited for, or algd accepted it with its transform's key
  * set or none needed, and no key was set in this process since (a
  * setkey that fails leaves the transform without a key); a failure's
@@ -382,7 +383,8 @@ static bool may_write_behind(const struct afd *a, const struct xact *x)
 	return x->behind && x->type == UALG_MSG_SEND && a->op && !a->rfc && a->behind < BEHIND_MAX &&
 	       !others_in_flight(a, -1) &&
 	       a->proven == atomic_load_explicit(&key_epoch, memory_order_relaxed) + 1 &&
-	       own_stream(a, x) && a->type == ALG_TYPE_HASH;
+	       own_stream(a, x) && a->type == ALG_TYPE_HASH &&
+	       (!a->msg_key_len || (x->behind->flags & UALG_SEND_MORE) || x->msg_ok);
 }
 
 /* ---- small hash writes gathered (shim.h, client_gather()) ------------- */
@@ -475,20 +477,19 @@ unsigned client_key_epoch(void)
  * needed) meets only the failures a send written behind may report late,
  * as one after a send that waited: its first send need not wait either.
  * One accepted before the key (ENOKEY until one is set) proves itself by
- * a send as before.  A hash whose message carries key material (poly1305,
- * vmac64: a final fails on a message too short for it) never writes
- * behind. */
+ * a send as before. */
 void client_accepted(struct afd *op, unsigned epoch, const struct ualg_engine_info *e)
 {
-	op->msg_keyed = e->flags & UALG_ENGINE_MSG_KEYED;
-	if (op->type == ALG_TYPE_HASH && !op->rfc && !(e->flags & UALG_ENGINE_NOKEY) && !op->msg_keyed)
+	op->msg_key_len = e->msg_key_len;
+	op->msg_key_clear = e->msg_key_clear;
+	if (op->type == ALG_TYPE_HASH && !op->rfc && !(e->flags & UALG_ENGINE_NOKEY))
 		op->proven = epoch + 1;
 }
 
 /* After a send waited for its reply: may the socket's next ones not? */
 static void note_send_result(struct afd *a, const struct xact *x, unsigned epoch, int result)
 {
-	if (x->type == UALG_MSG_SEND && x->behind && !a->msg_keyed)
+	if (x->type == UALG_MSG_SEND && x->behind)
 		a->proven = result >= 0 ? epoch + 1 : 0;
 }
 

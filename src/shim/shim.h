@@ -70,7 +70,10 @@ struct afd {
 	/* client_key_epoch() when a send on this socket last succeeded
 	 * waiting for its reply, + 1; 0: none did (client.c). */
 	unsigned proven;
-	bool msg_keyed;		/* a send may fail on its data: never written behind (client.c) */
+	/* A hash whose message starts with key material (ENGINE's msg_key_*),
+	 * and whether a MSG_MORE send was made on it: client.c's write-behind. */
+	uint8_t msg_key_len, msg_key_clear;
+	atomic_bool more_seen;
 	unsigned gen;		/* client_gen() when made: shared by no other process until it moves */
 	/* From the kind (afd_set_kind), for the parts that ask. */
 	bool op;		/* an accept()ed operation socket */
@@ -196,6 +199,9 @@ struct xact {
 	/* A hash SEND that may be written behind: its head, which
 	 * client_xact() marks UALG_SEND_QUIET when it does. */
 	struct ualg_send *behind;
+	/* The send ends a message that holds the key material its hash
+	 * needs (afd's msg_key_*): it too may go behind. */
+	bool msg_ok;
 	/* A set-up request whose answer is known (client.c, "sending
 	 * ahead"): sent without waiting for its reply when nothing else is
 	 * in flight; client_xact() then returns 0. */

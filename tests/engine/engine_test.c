@@ -731,6 +731,41 @@ static void test_decisions(void)
 	   "a driver bound twice, disabled with algctl: the next bind() is ENOENT, and binds again once enabled");
 }
 
+/* Hashes whose message starts with key material fail the write that ends
+ * a message the kernel's final refuses (crypto/vmac.c: a 16-byte nonce
+ * whose first bit is 0; crypto/poly1305_generic.c: the 32-byte key) on
+ * that write, though algd accepted the socket with its key (which lets a
+ * hash's sends be written behind). */
+static ssize_t keyed_write(const char *name, const void *key, size_t keylen, const void *m, size_t n,
+			   int *err)
+{
+	int fd = op_socket("hash", name, key, keylen);
+	errno = 0;
+	ssize_t r = fd >= 0 ? write(fd, m, n) : 0;
+	*err = fd >= 0 ? errno : -1;
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+static void test_msg_keyed(void)
+{
+	static const char vkey[] = "0123456789abcdef";
+	uint8_t m[64] = { 0 };
+	int e1, e2, e3, e4;
+	ssize_t good = keyed_write("vmac64(aes)", vkey, 16, m, 32, &e1);
+	m[0] = 0x80;
+	ssize_t top = keyed_write("vmac64(aes)", vkey, 16, m, 32, &e2);
+	ssize_t shortn = keyed_write("vmac64(aes)", vkey, 16, m + 1, 8, &e3);
+	ok(good == 32 && top < 0 && e2 == EINVAL && shortn < 0 && e3 == EINVAL,
+	   "vmac64(aes): a nonce with its first bit set and a short nonce fail their write with EINVAL "
+	   "(%zd %s, %zd %s)", top, strerror(e2), shortn, strerror(e3));
+	ssize_t pshort = keyed_write("poly1305", NULL, 0, m, 31, &e4);
+	ok(pshort < 0 && e4 == ENOKEY,
+	   "poly1305: a message shorter than its key fails its write with ENOKEY (%zd %s)", pshort,
+	   strerror(e4));
+}
+
 /* A socket algd keeps (algctl engine algd) accepted before its key: its
  * first write is ENOKEY itself, as on Linux, not a success whose failure
  * the read reports (the shim writes a hash's sends behind only where
@@ -793,5 +828,6 @@ int main(int argc, char **argv)
 	test_pass_fd();
 	test_decisions();
 	test_nokey_kept_in_algd();
+	test_msg_keyed();
 	return tap_done();
 }

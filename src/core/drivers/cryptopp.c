@@ -115,7 +115,7 @@ int ualg_cryptopp_register(void)
 	a->ctxsize = sizeof(struct vmac_ctx);
 	a->u.shash = (struct ualg_shash_ops){
 		.digestsize = 8,
-		.msg_keyed = true,
+		.msg_key_len = 16, .msg_key_clear = 0x80,
 		.descsize = sizeof(struct vmac_state),
 		.setkey = vmac_setkey,
 		.init = vmac_init, .update = vmac_update, .final = vmac_final,

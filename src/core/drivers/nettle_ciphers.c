@@ -317,7 +317,7 @@ static int register_poly1305(void)
 	a->blocksize = POLY1305_BLOCK_SIZE;
 	a->u.shash = (struct ualg_shash_ops){
 		.digestsize = POLY1305_AES_DIGEST_SIZE,
-		.msg_keyed = true,
+		.msg_key_len = 32,
 		.descsize = sizeof(struct poly_state),
 		.init = poly_init, .update = poly_update, .final = poly_final,
 		.clone = poly_clone, .exit = poly_exit,

@@ -171,7 +171,7 @@ static int register_poly1305(void)
 	a->blocksize = 16;
 	a->u.shash = (struct ualg_shash_ops){
 		.digestsize = 16,
-		.msg_keyed = true,
+		.msg_key_len = 32,
 		.descsize = sizeof(struct poly_state),
 		.init = poly_init, .update = poly_update, .final = poly_final,
 		.clone = poly_clone, .exit = poly_exit,
