@@ -24,10 +24,27 @@ const char *const path_names[P_COUNT] = {
 	"inproc", "native-sync", "native-batch", "shim-write", "shim-splice", "devcrypto",
 };
 const char *bind_driver;
+bool aead_decrypt;
 
 static const char *bind_name(const struct alg_spec *a)
 {
 	return bind_driver ? bind_driver : a->name;
+}
+
+/* --decrypt and an AEAD: ciphertext and tag in, the plaintext out. */
+static bool decrypting(const struct alg_spec *a)
+{
+	return aead_decrypt && a->tag;
+}
+
+const char *alg_label(const struct alg_spec *a)
+{
+	static char label[64];
+
+	if (!decrypting(a))
+		return a->name;
+	snprintf(label, sizeof(label), "%s decrypt", a->name);
+	return label;
 }
 
 static const uint8_t bench_key[64] = {
@@ -44,7 +61,7 @@ static void fill_pattern(uint8_t *p, size_t len)
 
 size_t out_len(const struct runner *r)
 {
-	return r->alg->outlen ? r->alg->outlen : r->len + r->alg->tag;
+	return r->alg->outlen ? r->alg->outlen : decrypting(r->alg) ? r->len : r->len + r->alg->tag;
 }
 
 /* ---- inproc: OpenSSL, contexts reused as a careful program would ------ */
@@ -60,9 +77,13 @@ int inproc_run(struct runner *r)
 	if (r->mac)
 		return EVP_MAC_init(r->mac, NULL, 0, NULL) && EVP_MAC_update(r->mac, r->in, r->len) &&
 		       EVP_MAC_final(r->mac, r->out, &macl, 64) ? 1 : -EIO;
-	if (!EVP_CipherInit_ex2(r->cipher, NULL, NULL, bench_iv, 1, NULL) ||
+	const bool dec = decrypting(r->alg);
+	if (!EVP_CipherInit_ex2(r->cipher, NULL, NULL, bench_iv, !dec, NULL) ||
 	    !EVP_CipherUpdate(r->cipher, r->out, &outl, r->in, (int)r->len))
 		return -EIO;
+	if (dec)
+		return EVP_CIPHER_CTX_ctrl(r->cipher, EVP_CTRL_AEAD_SET_TAG, (int)r->alg->tag, r->in + r->len) &&
+		       EVP_CipherFinal_ex(r->cipher, r->out + r->len, &outl) ? 1 : -EIO;
 	if (r->alg->tag && (!EVP_CipherFinal_ex(r->cipher, r->out + r->len, &outl) ||
 			    !EVP_CIPHER_CTX_ctrl(r->cipher, EVP_CTRL_AEAD_GET_TAG, (int)r->alg->tag, r->out + r->len)))
 		return -EIO;
@@ -78,11 +99,29 @@ void inproc_done(struct runner *r)
 	free(r->out);
 }
 
+/* Decryption's input: the pattern's ciphertext and tag, as an encryption
+ * made them. */
+static int inproc_ciphertext(struct runner *r)
+{
+	uint8_t *pt = malloc(r->len);
+	int outl, ok = pt != NULL;
+
+	if (ok) {
+		fill_pattern(pt, r->len);
+		ok = EVP_CipherInit_ex2(r->cipher, NULL, NULL, bench_iv, 1, NULL) &&
+		     EVP_CipherUpdate(r->cipher, r->in, &outl, pt, (int)r->len) &&
+		     EVP_CipherFinal_ex(r->cipher, r->in + r->len, &outl) &&
+		     EVP_CIPHER_CTX_ctrl(r->cipher, EVP_CTRL_AEAD_GET_TAG, (int)r->alg->tag, r->in + r->len);
+	}
+	free(pt);
+	return ok ? 0 : -EIO;
+}
+
 int inproc_setup(struct runner *r)
 {
 	const struct alg_spec *a = r->alg;
-	r->in = malloc(r->len);
-	r->out = malloc(out_len(r));
+	r->in = malloc(r->len + a->tag);
+	r->out = malloc(out_len(r) + a->tag);
 	if (!r->in || !r->out)
 		return -ENOMEM;
 	fill_pattern(r->in, r->len);
@@ -106,17 +145,26 @@ int inproc_setup(struct runner *r)
 	EVP_CIPHER_free(c);
 	if (ok)
 		EVP_CIPHER_CTX_set_padding(r->cipher, 0);
-	return ok ? 0 : -EIO;
+	return !ok ? -EIO : decrypting(a) ? inproc_ciphertext(r) : 0;
 }
 
 /* ---- native: libualg ------------------------------------------------- */
 
-/* Request i's slots in the registered buffers: IV, input, output. */
-static uint8_t *slot(struct runner *r, unsigned i)
+/* Request i's slot in the registered buffers: IV, then the data (with
+ * room for a digest or tag), then a decryption's plaintext. */
+static size_t slot_size(const struct runner *r)
 {
-	return (uint8_t *)ualg_ring_buf(&r->ring) + (size_t)i * (16 + r->len + 64);
+	return 16 + r->len + 64 + (decrypting(r->alg) ? r->len : 0);
 }
 
+static uint8_t *slot(struct runner *r, unsigned i)
+{
+	return (uint8_t *)ualg_ring_buf(&r->ring) + (size_t)i * slot_size(r);
+}
+
+/* Requests run in place (the data becomes the output), except a
+ * decryption's, which reads the ciphertext and tag an encryption left in
+ * place and writes the plaintext past them. */
 static void native_prep(struct runner *r, unsigned i)
 {
 	struct ualg_sqe *sqe = ualg_get_sqe(&r->ring);
@@ -124,6 +172,8 @@ static void native_prep(struct runner *r, unsigned i)
 
 	if (r->alg->outlen)
 		ualg_prep_hash(&r->ring, sqe, r->tfm, data, r->len, data + r->len);
+	else if (r->decrypt)
+		ualg_prep_aead_decrypt(&r->ring, sqe, r->tfm, data, 0, r->len + r->alg->tag, data + r->len + 64, iv);
 	else if (r->alg->tag)
 		ualg_prep_aead_encrypt(&r->ring, sqe, r->tfm, data, 0, r->len, data, iv);
 	else
@@ -191,8 +241,7 @@ static void native_done(struct runner *r)
 
 static int native_setup(struct runner *r, unsigned depth)
 {
-	const size_t per = 16 + r->len + 64;
-	int err = ualg_ring_init(&r->ring, 128, per * depth);
+	int err = ualg_ring_init(&r->ring, 128, slot_size(r) * depth);
 	if (err)
 		return err;
 	r->per_call = depth;
@@ -207,13 +256,18 @@ static int native_setup(struct runner *r, unsigned depth)
 		memcpy(slot(r, i), bench_iv, 16);
 		fill_pattern(slot(r, i) + 16, r->len);
 	}
-	/* Ciphers run in place: keep the first input to compare against. */
+	/* Ciphers run in place: keep the first output to compare against. */
 	r->in = slot(r, 0) + 16;
 	r->out = malloc(out_len(r));
 	if (!r->out)
 		return -ENOMEM;
 	err = native_run(r);
-	memcpy(r->out, r->alg->outlen ? r->in + r->len : r->in, out_len(r));
+	/* Decryptions: of what these encryptions made. */
+	if (err >= 0 && decrypting(r->alg)) {
+		r->decrypt = true;
+		err = native_run(r);
+	}
+	memcpy(r->out, r->alg->outlen ? r->in + r->len : r->decrypt ? r->in + r->len + 64 : r->in, out_len(r));
 	if (depth > 1) {
 		r->per_call = depth / 2;
 		r->run = native_batch_run;
@@ -357,6 +411,8 @@ int shim_setup(struct runner *r, bool use_splice)
 	r->tfmfd = r->opfd = r->pipefd[0] = r->pipefd[1] = -1;
 	r->run = shim_run;
 	r->done = shim_done;
+	if (decrypting(r->alg))
+		return -EOPNOTSUPP;	/* the native paths' measure */
 	/* The kernel holds a whole AEAD request in the socket's send buffer
 	 * (about 200 KiB), so larger ones cannot be sent at all. */
 	if (r->alg->tag && r->len > CHUNK)
@@ -412,6 +468,8 @@ static int devcrypto_setup(struct runner *r)
 	r->cfd = -1;
 	r->run = devcrypto_run;
 	r->done = devcrypto_done;
+	if (decrypting(a))
+		return -EOPNOTSUPP;
 	if (r->len > UINT32_MAX - 64)
 		return -EMSGSIZE;
 	r->in = malloc(r->len);

@@ -30,6 +30,7 @@ struct runner {
 	size_t len;
 	unsigned per_call;
 	unsigned group, inflight;	/* native-batch: which half of the slots is next */
+	bool decrypt;		/* native: AEAD decryptions, the slots holding ciphertexts */
 	uint8_t *in, *out;	/* the first operation's input and output */
 	int (*run)(struct runner *r);
 	void (*done)(struct runner *r);
@@ -50,6 +51,10 @@ extern const char *const path_names[P_COUNT];
 
 /* --driver: the name algd binds instead of the generic one (one --alg). */
 extern const char *bind_driver;
+/* --decrypt: AEADs are measured decrypting (in-process and the native
+ * paths; the others say n/a); their rows are labelled so (alg_label). */
+extern bool aead_decrypt;
+const char *alg_label(const struct alg_spec *a);
 
 /* Bytes of output of one operation of r. */
 size_t out_len(const struct runner *r);

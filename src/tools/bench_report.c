@@ -93,10 +93,10 @@ void print_named_row(const struct alg_spec *a, size_t len, const char *path, con
 
 	size_name(len, sz, sizeof(sz));
 	if (res->err) {
-		printf("%-26s %7s %-13s  n/a (%s)\n", a->name, sz, path, strerror(-res->err));
+		printf("%-26s %7s %-13s  n/a (%s)\n", alg_label(a), sz, path, strerror(-res->err));
 		return;
 	}
-	printf("%-26s %7s %-13s %9.1f %11.0f %9.1f %9.1f %6.0f%%%s\n", a->name, sz, path,
+	printf("%-26s %7s %-13s %9.1f %11.0f %9.1f %9.1f %6.0f%%%s\n", alg_label(a), sz, path,
 	       res->mbps, res->ops, res->p50_us, res->p99_us, res->ratio * 100,
 	       res->mismatch ? "  MISMATCH" : "");
 }
@@ -105,7 +105,7 @@ void print_json_row(FILE *f, bool first, const struct alg_spec *a, size_t len, e
 			   const struct result *res)
 {
 	fprintf(f, "%s\n  {\"alg\": \"%s\", \"size\": %zu, \"path\": \"%s\", ", first ? "" : ",",
-		a->name, len, path_names[p]);
+		alg_label(a), len, path_names[p]);
 	if (res->err)
 		fprintf(f, "\"error\": \"%s\"}", strerror(-res->err));
 	else
@@ -140,7 +140,7 @@ int plot(const char *png, const struct result *res, size_t nalgs, const struct a
 		for (int p = 0; p < P_COUNT; p++) {
 			for (size_t a = 0; a < nalgs; a++) {
 				const struct result *x = &res[(a * nsizes + s) * P_COUNT + (size_t)p];
-				fprintf(g, "'%s' %f\n", algs[a]->name, x->err ? 0.001 : x->mbps);
+				fprintf(g, "'%s' %f\n", alg_label(algs[a]), x->err ? 0.001 : x->mbps);
 			}
 			fputs("e\n", g);
 		}

@@ -166,9 +166,10 @@ static double parallel_ops(const struct alg_spec *a, size_t len, int n, double s
 static void usage(FILE *f)
 {
 	fputs("usage: ualg-bench [--json] [--png FILE] [--seconds S] [--repeat N] [--alg NAME]... [--size BYTES]...\n"
-	      "                  [--no-parallel] [--no-memory] [--driver DRIVER (with one --alg)]\n"
+	      "                  [--no-parallel] [--no-memory] [--driver DRIVER (with one --alg)] [--decrypt]\n"
 	      "       ualg-bench --engines [--pbkdf2 ITERATIONS] [--seconds S]\n"
 	      "       ualg-bench --dpdk DEVICE [--alg cbc(aes)|ctr(aes)] [--size BYTES] [--seconds S]\n"
+	      "  --decrypt: AEADs decrypt (in-process and the native paths)\n"
 	      "  --engines: plain AF_ALG calls under $UALG_ENGINE against in-process OpenSSL\n"
 	      "Runs under ualg-run (re-executing itself there when started without it).\n", f);
 }
@@ -233,6 +234,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->memory = false;
 		} else if (!strcmp(argv[i], "--dpdk") && v) {
 			o->dpdk = argv[++i];
+		} else if (!strcmp(argv[i], "--decrypt")) {
+			aead_decrypt = true;
 		} else if (!strcmp(argv[i], "--driver") && v) {
 			bind_driver = argv[++i];
 		} else if (!strcmp(argv[i], "--png") && v) {
