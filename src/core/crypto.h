@@ -149,6 +149,11 @@ struct ualg_aead_ops {
 	int (*decrypt)(struct ualg_tfm *tfm, const struct ualg_aead_req *req);
 	/* Optional, as shash's digest_many: n independent encryptions. */
 	int (*encrypt_many)(struct ualg_tfm *tfm, unsigned n, const struct ualg_aead_req *reqs, int *res);
+	/* Optional, as encrypt_many: n independent decryptions, res[i] as
+	 * decrypt would answer (-EBADMSG: the tag did not verify).  A
+	 * request that fails leaves its text as it was: no plaintext is
+	 * written there before its tag verified. */
+	int (*decrypt_many)(struct ualg_tfm *tfm, unsigned n, const struct ualg_aead_req *reqs, int *res);
 	bool src_ok;		/* encrypt takes req->src (out of place) */
 };
 
@@ -367,6 +372,11 @@ bool ualg_hash_has_many(const struct ualg_tfm *tfm);
 int ualg_hash_digest_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_digest_req *reqs, int *res);
 bool ualg_aead_has_encrypt_many(const struct ualg_tfm *tfm);
 int ualg_aead_encrypt_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_aead_req *reqs, int *res);
+/* Decryptions: -EINVAL for all when one is shorter than the tag; a
+ * request whose tag does not verify (-EBADMSG) or that fails otherwise
+ * keeps its text unchanged. */
+bool ualg_aead_has_decrypt_many(const struct ualg_tfm *tfm);
+int ualg_aead_decrypt_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_aead_req *reqs, int *res);
 
 int ualg_skcipher_crypt(struct ualg_tfm *tfm, bool enc, uint8_t *iv,
 			const uint8_t *src, uint8_t *dst, size_t len);

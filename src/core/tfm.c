@@ -431,6 +431,11 @@ bool ualg_aead_has_encrypt_many(const struct ualg_tfm *tfm)
 	return tfm->alg->type == UALG_ALG_AEAD && tfm->alg->u.aead.encrypt_many;
 }
 
+bool ualg_aead_has_decrypt_many(const struct ualg_tfm *tfm)
+{
+	return tfm->alg->type == UALG_ALG_AEAD && tfm->alg->u.aead.decrypt_many;
+}
+
 int ualg_aead_encrypt_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_aead_req *reqs, int *res)
 {
 	if (tfm->need_key)
@@ -438,6 +443,21 @@ int ualg_aead_encrypt_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_a
 	if (!ualg_aead_has_encrypt_many(tfm))
 		return -EINVAL;
 	int r = tfm->alg->u.aead.encrypt_many(tfm, n, reqs, res);
+	for (unsigned i = 0; !r && i < n; i++)
+		account(tfm->alg, true, reqs[i].assoclen + reqs[i].cryptlen, res[i]);
+	return r;
+}
+
+int ualg_aead_decrypt_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_aead_req *reqs, int *res)
+{
+	if (tfm->need_key)
+		return -ENOKEY;
+	if (!ualg_aead_has_decrypt_many(tfm))
+		return -EINVAL;
+	for (unsigned i = 0; i < n; i++)
+		if (reqs[i].cryptlen < tfm->authsize)
+			return -EINVAL;
+	int r = tfm->alg->u.aead.decrypt_many(tfm, n, reqs, res);
 	for (unsigned i = 0; !r && i < n; i++)
 		account(tfm->alg, true, reqs[i].assoclen + reqs[i].cryptlen, res[i]);
 	return r;

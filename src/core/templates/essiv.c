@@ -226,6 +226,7 @@ static struct ualg_alg *essiv_create(const char *const *args, unsigned nargs, in
 			inst->u.aead.encrypt = essiv_aead_encrypt;
 			inst->u.aead.decrypt = essiv_aead_decrypt;
 			inst->u.aead.encrypt_many = NULL;
+			inst->u.aead.decrypt_many = NULL;
 		} else {
 			inst->u.skcipher = spawns[0]->u.skcipher;
 			inst->u.skcipher.setkey = essiv_setkey;
