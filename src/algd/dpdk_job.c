@@ -2,13 +2,15 @@
  *
  * Requests run synchronously: under the device's lock a request's
  * operation, or a batch's burst of them (the native ring's, through
- * crypt_many, encrypt_many and digest_many), is enqueued and the queue
- * pair polled until all are back.  A device that reads the CPU's memory (a
- * software device: not RTE_CRYPTODEV_FF_HW_ACCELERATED) gets mbufs
- * attached to the request's own buffers (external buffers: nothing
- * copied, nothing of the request left in DPDK's memory); a hardware
- * device, whose DMA needs DPDK's memory, gets the data copied into a
- * chain of its mbufs and the result copied out, the mbufs wiped after.
+ * crypt_many, encrypt_many, decrypt_many and digest_many), is enqueued
+ * and the queue pair polled until all are back.  A device that reads the
+ * CPU's memory (a software device: not RTE_CRYPTODEV_FF_HW_ACCELERATED)
+ * gets mbufs attached to the request's own buffers (external buffers:
+ * nothing copied, nothing of the request left in DPDK's memory), except
+ * for decryptions; a hardware device, whose DMA needs DPDK's memory, and
+ * a decryption get the data copied into a chain of DPDK's mbufs and the
+ * result copied out (a decryption's only when its tag verified), the
+ * mbufs wiped after.
  * The wait is bounded (DPDK_OP_TIMEOUT_MS): an operation not back by then
  * marks the device failed and its buffers are left to the device (a
  * software device works only inside the enqueue and dequeue calls, which
@@ -132,12 +134,15 @@ static struct rte_mbuf *ext_chain(struct dev *d, uint8_t *p, size_t len, unsigne
 
 /* The job's mbufs over its own buffers, where d and the job allow it:
  * *src, and *dst when out of place, their external-buffer records from
- * d->ext_info[*info..]; false otherwise (or pools short). */
+ * d->ext_info[*info..]; false otherwise (or pools short).  Never for a
+ * job that verifies a tag and has output (a decryption): the devices
+ * write the plaintext before they check the tag, so it goes to DPDK's
+ * mbufs and reaches the job's output only when the tag verified. */
 static bool ext_attach(struct dev *d, const struct job *j, size_t total, struct rte_mbuf **src,
 		       struct rte_mbuf **dst, unsigned *info)
 {
 	*src = *dst = NULL;
-	if (!d->direct || j->nin != 1 || !total)
+	if (!d->direct || j->nin != 1 || !total || (j->verify && j->out_len))
 		return false;
 	uint8_t *in = (uint8_t *)(uintptr_t)j->in[0].p;	/* a hash's: read only */
 	const bool oop = j->out_len && j->out != in;
