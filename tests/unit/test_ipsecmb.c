@@ -239,6 +239,27 @@ static void cross_check_gcm(uint8_t *buf)
 		same = !res[i] && !aead_one(o, true, b2 + i * SLOT, reqs[i].assoclen, reqs[i].cryptlen, ivs[i]) &&
 		       !memcmp(b2 + i * SLOT, buf + i * SLOT, reqs[i].assoclen + reqs[i].cryptlen + 16);
 	ok(same, "gcm-aes-ipsecmb: a batch of %d encryptions equals gcm-aes-openssl one by one", N);
+
+	/* Those decrypted as a batch, every third tag spoilt: a spoilt one
+	 * is refused and keeps its text as it was, byte for byte; the others
+	 * equal OpenSSL's plaintext. */
+	for (unsigned i = 1; i < N; i += 3)
+		buf[i * SLOT + reqs[i].assoclen + reqs[i].cryptlen] ^= 1;
+	memcpy(b2, buf, N * SLOT);
+	for (unsigned i = 0; i < N; i++)
+		reqs[i].cryptlen += 16;
+	same = same && ualg_aead_has_decrypt_many(m) && !ualg_aead_decrypt_many(m, N, reqs, res);
+	for (unsigned i = 0; same && i < N; i++) {
+		uint8_t *mine = buf + i * SLOT, *theirs = b2 + i * SLOT;
+		const size_t al = reqs[i].assoclen, cl = reqs[i].cryptlen;
+		same = i % 3 == 1 ? res[i] == -EBADMSG && !memcmp(mine, theirs, al + cl)
+				  : !res[i] && !aead_one(o, false, theirs, al, cl, ivs[i]) && !memcmp(mine, theirs, al + cl - 16);
+	}
+	ok(same, "gcm-aes-ipsecmb: a batch of %d decryptions equals gcm-aes-openssl one by one; "
+	   "one with a spoilt tag is refused and keeps its ciphertext", N);
+	reqs[N - 1].cryptlen = 15;
+	ok(ualg_aead_decrypt_many(m, N, reqs, res) == -EINVAL && !ualg_aead_has_decrypt_many(o),
+	   "a batch with a decryption shorter than the tag: EINVAL; gcm-aes-openssl has no decrypt_many");
 	ualg_tfm_free(m);
 	ualg_tfm_free(o);
 }

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* intel-ipsec-mb 1.3 refuses (IMB_ERR_JOB_CIPH_LEN) CBC encryption of
@@ -159,6 +160,7 @@ struct gcm_batch {
 	bool enc;
 	const struct ualg_aead_req *reqs;
 	uint8_t (*tags)[16];	/* decryption: the tags computed */
+	uint8_t *const *plain;	/* decryption out of place: each request's plaintext; NULL: in place */
 };
 
 static void gcm_fill(IMB_JOB *j, const void *arg, unsigned i)
@@ -175,7 +177,7 @@ static void gcm_fill(IMB_JOB *j, const void *arg, unsigned i)
 	j->enc_keys = j->dec_keys = gcm_key(b->tfm);
 	j->key_len_in_bytes = ((const struct gcm_ctx *)b->tfm->ctx)->keylen;
 	j->src = textlen ? q->text : ualg_ipsecmb_empty;
-	j->dst = textlen ? q->text : (uint8_t *)b->tags[i];
+	j->dst = !textlen ? (uint8_t *)b->tags[i] : b->plain ? b->plain[i] : q->text;
 	j->cipher_start_src_offset_in_bytes = 0;
 	j->msg_len_to_cipher_in_bytes = textlen;
 	j->hash_start_src_offset_in_bytes = 0;
@@ -190,8 +192,9 @@ static void gcm_fill(IMB_JOB *j, const void *arg, unsigned i)
 
 static const struct job_ops gcm_ops = { .fill = gcm_fill };
 
-/* Decryption: the text was decrypted in place; it stands only if the tag
- * matches, as gcm-aes-openssl (which wipes it otherwise). */
+/* Decryption: the text stands only if the tag matches.  In place it was
+ * decrypted already and is wiped otherwise, as gcm-aes-openssl does; out
+ * of place the plaintext is copied to it only then. */
 static void gcm_verify(const struct gcm_batch *b, unsigned n, int *res)
 {
 	const unsigned authsize = b->tfm->authsize;
@@ -201,7 +204,9 @@ static void gcm_verify(const struct gcm_batch *b, unsigned n, int *res)
 		const size_t textlen = q->cryptlen - authsize;
 		if (!res[i] && ualg_memneq(b->tags[i], q->text + textlen, authsize))
 			res[i] = -EBADMSG;
-		if (res[i])
+		if (b->plain && !res[i])
+			memcpy(q->text, b->plain[i], textlen);
+		else if (!b->plain && res[i])
 			ualg_wipe(q->text, textlen);
 		ualg_wipe(b->tags[i], 16);
 	}
@@ -209,23 +214,29 @@ static void gcm_verify(const struct gcm_batch *b, unsigned n, int *res)
 
 #define GCM_BATCH_MAX 256u
 
-static int gcm_crypt_many(struct ualg_tfm *tfm, bool enc, unsigned n, const struct ualg_aead_req *reqs, int *res)
-{
-	static __thread uint8_t tags[GCM_BATCH_MAX][16];
-	const struct gcm_batch b = { tfm, enc, reqs, tags };
+static __thread uint8_t gcm_tags[GCM_BATCH_MAX][16];
 
+static int gcm_run(const struct gcm_batch *b, unsigned n, int *res)
+{
 	if (n > GCM_BATCH_MAX)
 		return -EINVAL;
 	for (unsigned i = 0; i < n; i++) {
-		const size_t textlen = enc ? reqs[i].cryptlen : reqs[i].cryptlen - tfm->authsize;
-		if ((!enc && reqs[i].cryptlen < tfm->authsize) || textlen > INT32_MAX ||
-		    reqs[i].assoclen > INT32_MAX)
+		const struct ualg_aead_req *q = &b->reqs[i];
+		const size_t textlen = b->enc ? q->cryptlen : q->cryptlen - b->tfm->authsize;
+		if ((!b->enc && q->cryptlen < b->tfm->authsize) || textlen > INT32_MAX || q->assoclen > INT32_MAX)
 			return -EINVAL;
 	}
-	int r = ualg_ipsecmb_run_jobs(&gcm_ops, &b, n, res);
-	if (!r && !enc)
-		gcm_verify(&b, n, res);
+	int r = ualg_ipsecmb_run_jobs(&gcm_ops, b, n, res);
+	if (!r && !b->enc)
+		gcm_verify(b, n, res);
 	return r;
+}
+
+static int gcm_crypt_many(struct ualg_tfm *tfm, bool enc, unsigned n, const struct ualg_aead_req *reqs, int *res)
+{
+	const struct gcm_batch b = { tfm, enc, reqs, gcm_tags, NULL };
+
+	return gcm_run(&b, n, res);
 }
 
 static int gcm_one(struct ualg_tfm *tfm, bool enc, const struct ualg_aead_req *req)
@@ -251,6 +262,36 @@ static int gcm_encrypt_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_
 	return gcm_crypt_many(tfm, true, n, reqs, res);
 }
 
+/* Decryptions whose text keeps its ciphertext when the tag fails: the
+ * plaintext goes to a private buffer first (one for the batch), and to the
+ * text only once its tag verified. */
+static int gcm_decrypt_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_aead_req *reqs, int *res)
+{
+	uint8_t *plain[GCM_BATCH_MAX];
+	size_t total = 0;
+
+	if (n > GCM_BATCH_MAX)
+		return -EINVAL;
+	for (unsigned i = 0; i < n; i++) {
+		if (reqs[i].cryptlen < tfm->authsize || reqs[i].cryptlen - tfm->authsize > INT32_MAX)
+			return -EINVAL;
+		total += reqs[i].cryptlen - tfm->authsize;
+	}
+	uint8_t *buf = malloc(total ? total : 1);
+	if (!buf)
+		return -ENOMEM;
+	total = 0;
+	for (unsigned i = 0; i < n; i++) {
+		plain[i] = buf + total;
+		total += reqs[i].cryptlen - tfm->authsize;
+	}
+	const struct gcm_batch b = { tfm, false, reqs, gcm_tags, plain };
+	int r = gcm_run(&b, n, res);
+	ualg_wipe(buf, total);
+	free(buf);
+	return r;
+}
+
 int ualg_ipsecmb_register_gcm(void)
 {
 	struct ualg_alg *a = ualg_ipsecmb_alloc("gcm(aes)", "gcm-aes-ipsecmb", UALG_ALG_AEAD, UALG_IPSECMB_PRIO_WHOLE);
@@ -263,7 +304,7 @@ int ualg_ipsecmb_register_gcm(void)
 		.ivsize = 12, .maxauthsize = 16,
 		.setkey = gcm_setkey, .setauthsize = gcm_setauthsize,
 		.encrypt = gcm_encrypt, .decrypt = gcm_decrypt,
-		.encrypt_many = gcm_encrypt_many,
+		.encrypt_many = gcm_encrypt_many, .decrypt_many = gcm_decrypt_many,
 	};
 	return ualg_openssl_reg(a);
 }
