@@ -104,6 +104,39 @@ void ring_scratch_drop(struct ring *r)
 	r->scratch_size = 0;
 }
 
+/* An AEAD request's checks, alone or in a group: its input, IV and
+ * output in range (a decryption's input ends with the tag, its output is
+ * the plaintext), an encryption's output where the drivers take it; its IV
+ * into iv, read once. */
+static int32_t aead_check(const struct ring *r, const struct ring_tfm *t, const struct ualg_sqe *q,
+			  uint8_t iv[UALG_MAX_IVSIZE])
+{
+	const bool dec = q->opcode == UALG_OP_AEAD_DECRYPT;
+
+	if (t->type != UALG_ALG_AEAD || q->assoclen > q->len || q->len > INT32_MAX)
+		return -EINVAL;
+	if (!range_ok(r, q->src, q->len) || (t->ivsize && !range_ok(r, q->iv, t->ivsize)))
+		return -EFAULT;
+	const size_t cryptlen = q->len - q->assoclen, authsize = t->tfm->authsize;
+	if (dec && cryptlen < authsize)
+		return -EINVAL;
+	if (!range_ok(r, q->dst, dec ? cryptlen - authsize : cryptlen + authsize))
+		return -EFAULT;
+	if (!dec && !overlap_ok(q->src + q->assoclen, cryptlen, q->dst, cryptlen + authsize))
+		return -EINVAL;
+	if (t->ivsize)
+		memcpy(iv, r->buf + q->iv, t->ivsize);
+	return 0;
+}
+
+/* q's request over a copy of its input at copy (associated data, then
+ * the text), laid out as AF_ALG does. */
+static struct ualg_aead_req aead_req(uint8_t *copy, const struct ualg_sqe *q, uint8_t *iv)
+{
+	return (struct ualg_aead_req){ .aad = copy, .assoclen = q->assoclen, .text = copy + q->assoclen,
+				       .cryptlen = q->len - q->assoclen, .iv = iv };
+}
+
 /* Encryption in place (dst is the text, right after the associated
  * data, as AF_ALG lays it out) runs on shared memory: a client rewriting it
  * meanwhile only spoils its own ciphertext.  Otherwise the request is
@@ -112,24 +145,19 @@ void ring_scratch_drop(struct ring *r)
 static int32_t aead_encrypt(struct ring *r, const struct ring_tfm *t, const struct ualg_sqe *q, uint8_t *iv)
 {
 	const size_t cryptlen = q->len - q->assoclen, authsize = t->tfm->authsize;
-	const uint64_t text = q->src + q->assoclen;
-
-	if (!range_ok(r, q->dst, cryptlen + authsize))
-		return -EFAULT;
-	if (!overlap_ok(text, cryptlen, q->dst, cryptlen + authsize))
-		return -EINVAL;
+	const bool in_place = q->dst == q->src + q->assoclen;
 	uint8_t *work = r->buf + q->src;
-	if (q->dst != text) {
+
+	if (!in_place) {
 		if (!(work = scratch(r, q->len + authsize)))
 			return -ENOMEM;
 		memcpy(work, r->buf + q->src, q->len);
 	}
-	const struct ualg_aead_req req = { .aad = work, .assoclen = q->assoclen,
-					   .text = work + q->assoclen, .cryptlen = cryptlen, .iv = iv };
+	const struct ualg_aead_req req = aead_req(work, q, iv);
 	int err = ualg_aead_encrypt(t->tfm, &req);
-	if (!err && q->dst != text)
+	if (!err && !in_place)
 		memcpy(r->buf + q->dst, work + q->assoclen, cryptlen + authsize);
-	if (q->dst != text)
+	if (!in_place)
 		ualg_wipe(work, q->len + authsize);
 	return err ? err : (int32_t)(cryptlen + authsize);
 }
@@ -139,36 +167,27 @@ static int32_t aead_encrypt(struct ring *r, const struct ring_tfm *t, const stru
  * longer change. */
 static int32_t aead_decrypt(struct ring *r, const struct ring_tfm *t, const struct ualg_sqe *q, uint8_t *iv)
 {
-	const size_t cryptlen = q->len - q->assoclen, authsize = t->tfm->authsize;
-
-	if (cryptlen < authsize)
-		return -EINVAL;
-	if (!range_ok(r, q->dst, cryptlen - authsize))
-		return -EFAULT;
 	uint8_t *copy = scratch(r, q->len);
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, r->buf + q->src, q->len);
-	const struct ualg_aead_req req = { .aad = copy, .assoclen = q->assoclen,
-					   .text = copy + q->assoclen, .cryptlen = cryptlen, .iv = iv };
+	const struct ualg_aead_req req = aead_req(copy, q, iv);
 	int err = ualg_aead_decrypt(t->tfm, &req);
+	const size_t plainlen = req.cryptlen - t->tfm->authsize;
 	if (!err)
-		memcpy(r->buf + q->dst, copy + q->assoclen, cryptlen - authsize);
+		memcpy(r->buf + q->dst, req.text, plainlen);
 	ualg_wipe(copy, q->len);
-	return err ? err : (int32_t)(cryptlen - authsize);
+	return err ? err : (int32_t)plainlen;
 }
 
 /* The IV is read once, into algd's memory, as for ciphers. */
 static int32_t run_aead(struct ring *r, const struct ring_tfm *t, const struct ualg_sqe *q)
 {
 	uint8_t iv[UALG_MAX_IVSIZE];
+	int32_t bad = aead_check(r, t, q, iv);
 
-	if (t->type != UALG_ALG_AEAD || q->assoclen > q->len || q->len > INT32_MAX)
-		return -EINVAL;
-	if (!range_ok(r, q->src, q->len) || (t->ivsize && !range_ok(r, q->iv, t->ivsize)))
-		return -EFAULT;
-	if (t->ivsize)
-		memcpy(iv, r->buf + q->iv, t->ivsize);
+	if (bad)
+		return bad;
 	return q->opcode == UALG_OP_AEAD_ENCRYPT ? aead_encrypt(r, t, q, iv) : aead_decrypt(r, t, q, iv);
 }
 
@@ -191,11 +210,12 @@ static int32_t run_request(struct ring *r, const struct ualg_sqe *q)
 
 /* ---- multi-buffer groups ------------------------------------------------
  *
- * Consecutive hashes, AEAD encryptions in place, or encryptions or
- * decryptions of a skcipher, on one transform whose driver runs several
- * requests at once (ipsecmb.c; a DPDK device's bursts) go to it as one
- * group: the checks of run_hash, run_aead and run_cipher first, then one
- * _many call. */
+ * Consecutive hashes, AEAD encryptions in place, AEAD decryptions, or
+ * encryptions or decryptions of a skcipher, on one transform whose driver
+ * runs several requests at once (ipsecmb.c; a DPDK device's bursts) go to
+ * it as one group: the checks of run_hash, run_aead and run_cipher first,
+ * then one _many call.  Decryptions run as aead_decrypt runs one: on
+ * private copies, the plaintext of those whose tag verified copied out. */
 
 struct group {
 	unsigned n;			/* requests handed to the driver */
@@ -205,7 +225,7 @@ struct group {
 	struct ualg_skcipher_req sk[GROUP_MAX];
 	uint8_t digest[GROUP_MAX][UALG_MAX_DIGESTSIZE];
 	uint8_t iv[GROUP_MAX][UALG_MAX_IVSIZE];
-	uint64_t dst[GROUP_MAX];
+	const struct ualg_sqe *q[GROUP_MAX];	/* algd's copies of the requests */
 	int res[GROUP_MAX];
 };
 
@@ -218,6 +238,8 @@ static bool groupable(const struct ring *r, const struct ualg_sqe *q)
 		return !q->assoclen && t->type == UALG_ALG_SHASH && ualg_hash_has_many(t->tfm);
 	if (q->opcode == UALG_OP_ENCRYPT || q->opcode == UALG_OP_DECRYPT)
 		return !q->assoclen && t->type == UALG_ALG_SKCIPHER && ualg_skcipher_has_many(t->tfm);
+	if (q->opcode == UALG_OP_AEAD_DECRYPT)
+		return t->type == UALG_ALG_AEAD && ualg_aead_has_decrypt_many(t->tfm);
 	return q->opcode == UALG_OP_AEAD_ENCRYPT && t->type == UALG_ALG_AEAD &&
 	       ualg_aead_has_encrypt_many(t->tfm) && q->dst == q->src + q->assoclen;
 }
@@ -227,50 +249,79 @@ static int32_t group_add(struct ring *r, struct group *g, const struct ualg_sqe 
 {
 	const struct ring_tfm *t = &r->tfms[q->tfm];
 	const unsigned i = g->n;
+	int32_t bad = 0;
 
 	if (q->opcode == UALG_OP_HASH) {
 		if (!range_ok(r, q->src, q->len) || !range_ok(r, q->dst, t->digestsize))
 			return -EFAULT;
 		g->hash[i] = (struct ualg_digest_req){ .data = r->buf + q->src, .len = q->len, .out = g->digest[i] };
 	} else if (q->opcode == UALG_OP_ENCRYPT || q->opcode == UALG_OP_DECRYPT) {
-		int32_t bad = cipher_check(r, t, q, g->iv[i]);
-		if (bad)
+		if ((bad = cipher_check(r, t, q, g->iv[i])))
 			return bad;
 		g->sk[i] = (struct ualg_skcipher_req){ .iv = g->iv[i], .src = r->buf + q->src,
 						       .dst = r->buf + q->dst, .len = q->len };
 	} else {
-		if (q->assoclen > q->len || q->len > INT32_MAX)
-			return -EINVAL;
-		const size_t cryptlen = q->len - q->assoclen, authsize = t->tfm->authsize;
-		if (!range_ok(r, q->src, q->len) || (t->ivsize && !range_ok(r, q->iv, t->ivsize)) ||
-		    !range_ok(r, q->dst, cryptlen + authsize))
-			return -EFAULT;
-		if (t->ivsize)
-			memcpy(g->iv[i], r->buf + q->iv, t->ivsize);
-		g->aead[i] = (struct ualg_aead_req){ .aad = r->buf + q->src, .assoclen = q->assoclen,
-						     .text = r->buf + q->dst, .cryptlen = cryptlen, .iv = g->iv[i] };
+		if ((bad = aead_check(r, t, q, g->iv[i])))
+			return bad;
+		/* In place for encryptions (groupable); a decryption's copy
+		 * is made when the group runs (group_decrypt). */
+		g->aead[i] = aead_req(r->buf + q->src, q, g->iv[i]);
 	}
-	g->dst[i] = q->dst;
+	g->q[i] = q;
 	g->slot[g->n++] = slot;
 	return 0;
+}
+
+/* The group's decryptions on private copies of their inputs, one after
+ * the other in the ring's scratch buffer: the plaintext of each whose tag
+ * verified is copied out. */
+static int group_decrypt(struct ring *r, struct group *g, const struct ring_tfm *t)
+{
+	size_t total = 0;
+
+	for (unsigned i = 0; i < g->n; i++)
+		total += g->q[i]->len;
+	uint8_t *copy = scratch(r, total);
+	if (!copy)
+		return -ENOMEM;
+	for (size_t i = 0, at = 0; i < g->n; at += g->q[i++]->len) {
+		memcpy(copy + at, r->buf + g->q[i]->src, g->q[i]->len);
+		g->aead[i] = aead_req(copy + at, g->q[i], g->iv[i]);
+	}
+	int err = ualg_aead_decrypt_many(t->tfm, g->n, g->aead, g->res);
+	for (unsigned i = 0; !err && i < g->n; i++)
+		if (!g->res[i])
+			memcpy(r->buf + g->q[i]->dst, g->aead[i].text, g->aead[i].cryptlen - t->tfm->authsize);
+	ualg_wipe(copy, total);
+	return err;
+}
+
+/* What request i of g completes with when it succeeded: the bytes it
+ * wrote. */
+static int32_t group_result(const struct group *g, const struct ring_tfm *t, unsigned i)
+{
+	switch (g->q[i]->opcode) {
+	case UALG_OP_HASH: return (int32_t)t->digestsize;
+	case UALG_OP_AEAD_ENCRYPT: return (int32_t)(g->aead[i].cryptlen + t->tfm->authsize);
+	case UALG_OP_AEAD_DECRYPT: return (int32_t)(g->aead[i].cryptlen - t->tfm->authsize);
+	default: return (int32_t)g->sk[i].len;
+	}
 }
 
 static void group_complete(struct ring *r, struct group *g, const struct ring_tfm *t, uint8_t opcode,
 			   int32_t *res)
 {
 	const bool hash = opcode == UALG_OP_HASH;
-	const bool sk = opcode == UALG_OP_ENCRYPT || opcode == UALG_OP_DECRYPT;
 	int err = hash ? ualg_hash_digest_many(t->tfm, g->n, g->hash, g->res)
-		  : sk ? ualg_skcipher_crypt_many(t->tfm, opcode == UALG_OP_ENCRYPT, g->n, g->sk, g->res)
-		       : ualg_aead_encrypt_many(t->tfm, g->n, g->aead, g->res);
+		  : opcode == UALG_OP_AEAD_ENCRYPT ? ualg_aead_encrypt_many(t->tfm, g->n, g->aead, g->res)
+		  : opcode == UALG_OP_AEAD_DECRYPT ? group_decrypt(r, g, t)
+		  : ualg_skcipher_crypt_many(t->tfm, opcode == UALG_OP_ENCRYPT, g->n, g->sk, g->res);
 
 	for (unsigned i = 0; i < g->n; i++) {
 		int e = err ? err : g->res[i];
 		if (hash && !e)
-			memcpy(r->buf + g->dst[i], g->digest[i], t->digestsize);
-		res[g->slot[i]] = e ? e : hash ? (int32_t)t->digestsize
-					: sk ? (int32_t)g->sk[i].len
-					     : (int32_t)(g->aead[i].cryptlen + t->tfm->authsize);
+			memcpy(r->buf + g->q[i]->dst, g->digest[i], t->digestsize);
+		res[g->slot[i]] = e ? e : group_result(g, t, i);
 	}
 	if (hash)
 		ualg_wipe(g->digest, g->n * sizeof(g->digest[0]));
