@@ -4,9 +4,9 @@
 # DPDK has it; no hugepages, no PCI), under the sandbox (as nobody when
 # run as root): every device driver passes its self-test, answers by its
 # driver name as the kernel's algorithm of that name (dpdk_vectors.py),
-# a ring's batches of hashes and AEADs in bursts answer as the standard
-# vectors (test-ualg --only), algd.conf's priority lines and algctl
-# priority move it, and algctl stats
+# a ring's batches of hashes and AEADs (encryptions and decryptions) in
+# bursts answer as the standard vectors (test-ualg --only), algd.conf's
+# priority lines and algctl priority move it, and algctl stats
 # shows which driver served a socket; EAL arguments EAL refuses leave
 # algd running without the devices.  UALG_ALGD_WRAP (check-valgrind)
 # runs its algd under a tool, whose verdict is algd's exit status at
@@ -97,10 +97,12 @@ out=$(UALG_ENGINE=algd cbc)
 after=$(ops cbc-aes-dpdk-crypto_openssl)
 [ "$out" = e353779c1079aeb82708942dbe77181a ] && [ "$after" = "$before" ]
 result $? "back at 150: cbc(aes) served by the core's driver again"
-# A ring batch's hashes and AEAD encryptions go to a device in bursts
-# (digest_many, encrypt_many): with its drivers chosen for their names,
-# test-ualg's vectors one at a time and three times in a row on one
-# transform (one burst), every completion checked.
+# A ring batch's hashes and AEAD encryptions and decryptions go to a
+# device in bursts (digest_many, encrypt_many, decrypt_many): with its
+# drivers chosen for their names, test-ualg's vectors one at a time and
+# three times in a row on one transform (one burst), every completion
+# checked, and three decryptions whose middle one's tag is spoilt (refused
+# alone, its bytes left as they were).
 for dev in crypto_openssl $(echo "$VDEVS" | grep -o crypto_aesni_mb); do
 	names=() drvs=() prios=()
 	for n in sha1 sha256 sha512 'hmac(sha1)' 'hmac(sha256)' 'gcm(aes)' 'rfc7539(chacha20,poly1305)'; do
@@ -111,8 +113,13 @@ for dev in crypto_openssl $(echo "$VDEVS" | grep -o crypto_aesni_mb); do
 		"$CTL" priority "$drv" 5000
 	done
 	UALG_ENGINE=algd "$B/tests/test-ualg" --only "${names[@]}" > "$T/bursts" 2>&1
-	grep -qx '[1-9][0-9]* passed, 0 failed' "$T/bursts" && grep -q 'in a row' "$T/bursts"
-	result $? "a ring's batches of ${names[*]} on $dev's drivers, in bursts: as the standard vectors" ||
+	rc=0
+	grep -qx '[1-9][0-9]* passed, 0 failed' "$T/bursts" && grep -q 'in a row' "$T/bursts" || rc=1
+	for n in "${names[@]}"; do	# the AEADs' decryptions ran, and the spoilt tag's
+		case $n in gcm*|rfc7539*) grep -qF "$n decryptions: " "$T/bursts" &&
+			grep -qF "$n: three decryptions" "$T/bursts" || rc=1 ;; esac
+	done
+	result $rc "a ring's batches of ${names[*]} on $dev's drivers, in bursts: as the standard vectors" ||
 		sed 's/^/    /' "$T/bursts"
 	for i in "${!drvs[@]}"; do "$CTL" priority "${drvs[$i]}" "${prios[$i]}"; done
 done

@@ -184,10 +184,32 @@ static int batch_prepare(struct ualg_ring *ring, const struct ualg_test_desc *d,
 	return 0;
 }
 
+/* Submits the n requests prepared (user_data 0 to n - 1) and puts each
+ * one's result in res[user_data]: 0 when all n came back. */
+static int submit_collect(struct ualg_ring *ring, size_t n, int *res)
+{
+	size_t seen = 0;
+	const int sub = ualg_submit_and_wait(ring, (unsigned)n);
+
+	while (sub >= 0 && seen < n) {
+		struct ualg_cqe *cqes[64];
+		unsigned got = ualg_peek_batch_cqe(ring, cqes, 64);
+		for (unsigned i = 0; i < got; i++)
+			if (cqes[i]->user_data < n)
+				res[cqes[i]->user_data] = cqes[i]->res;
+		ualg_cq_advance(ring, got);
+		seen += got;
+		if (!got)
+			break;
+	}
+	return sub == (int)n && seen == n ? 0 : -1;
+}
+
 static void test_batch(struct ualg_ring *ring, const struct ualg_test_desc *d)
 {
 	struct batch b;
-	size_t good = 0, seen = 0;
+	int res[UALG_RING_MAX_TFMS];
+	size_t good = 0;
 
 	if (batch_prepare(ring, d, &b)) {
 		if (is_required(d->alg))
@@ -195,113 +217,182 @@ static void test_batch(struct ualg_ring *ring, const struct ualg_test_desc *d)
 		ring->sqe_tail = __atomic_load_n(&ring->sh->sq_tail, __ATOMIC_RELAXED);
 		return;
 	}
-	int n = ualg_submit_and_wait(ring, (unsigned)b.n);
-	while (n >= 0 && seen < b.n) {
-		struct ualg_cqe *cqes[64];
-		unsigned got = ualg_peek_batch_cqe(ring, cqes, 64);
-		for (unsigned i = 0; i < got; i++) {
-			const uint64_t k = cqes[i]->user_data;
-			const uint8_t *out = ualg_ring_buf(ring) + (k < b.n ? b.out_off[k] : 0);
-			if (k >= b.n)
-				continue;
-			if (d->kind == UALG_TEST_HASH) {
-				const struct ualg_hash_testvec *v = &((const struct ualg_hash_testvec *)d->vecs)[k];
-				good += cqes[i]->res > 0 && !memcmp(out, v->digest, (size_t)cqes[i]->res);
-			} else {
-				const struct ualg_cipher_testvec *v = &((const struct ualg_cipher_testvec *)d->vecs)[k];
-				good += cqes[i]->res == (int)v->len && !memcmp(out, v->ctext, v->len);
-			}
+	const int sub = submit_collect(ring, b.n, res);
+	for (size_t k = 0; !sub && k < b.n; k++) {
+		const uint8_t *out = ualg_ring_buf(ring) + b.out_off[k];
+		if (d->kind == UALG_TEST_HASH) {
+			const struct ualg_hash_testvec *v = &((const struct ualg_hash_testvec *)d->vecs)[k];
+			good += res[k] > 0 && !memcmp(out, v->digest, (size_t)res[k]);
+		} else {
+			const struct ualg_cipher_testvec *v = &((const struct ualg_cipher_testvec *)d->vecs)[k];
+			good += res[k] == (int)v->len && !memcmp(out, v->ctext, v->len);
 		}
-		ualg_cq_advance(ring, got);
-		seen += got;
-		if (!got)
-			break;
 	}
-	ok(n == (int)b.n && good == b.n, "batch %s: %zu/%zu vectors in one submission", d->alg, good, b.n);
+	ok(!sub && good == b.n, "batch %s: %zu/%zu vectors in one submission", d->alg, good, b.n);
 	for (size_t i = 0; i < b.n; i++)
 		ualg_ring_close_tfm(ring, b.tfm[i]);
 }
 
-/* Each vector of d (hashes; AEADs' encryptions) REPEAT times in a row on
- * its own transform, all in one submission: requests of one transform in
- * a row are what a driver gets as one batch (digest_many, encrypt_many;
- * a device's burst), and every completion is checked.  AEADs run in place
- * (associated data, then the text), as a batch requires. */
+/* Each vector of d (hashes; AEADs' encryptions, or their decryptions)
+ * REPEAT times in a row on its own transform, all in one submission:
+ * requests of one transform in a row are what a driver gets as one batch
+ * (digest_many, encrypt_many, decrypt_many; a device's burst), and every
+ * completion is checked.  AEADs run in place (associated data, then the
+ * text), as a batch of encryptions requires; a decryption refused (a
+ * novrfy vector: EBADMSG) leaves the ciphertext and tag as they were. */
 #define REPEAT 3
 
-static void test_repeat(struct ualg_ring *ring, const struct ualg_test_desc *d)
+struct expect {
+	size_t off;		/* where the output is, in the ring's buffer */
+	const void *bytes;	/* what it must be */
+	size_t len;
+	int res;		/* the completion's result */
+};
+
+/* Lays out a request of vector i on transform t at at and prepares it
+ * (user data k); returns where the next may go. */
+static size_t repeat_prep(struct ualg_ring *ring, const struct ualg_test_desc *d, size_t i, bool dec, int t,
+			  unsigned digestsize, size_t at, uint64_t k, struct expect *e)
+{
+	const struct ualg_hash_testvec *hv = &((const struct ualg_hash_testvec *)d->vecs)[i];
+	const struct ualg_aead_testvec *av = &((const struct ualg_aead_testvec *)d->vecs)[i];
+	uint8_t *buf = ualg_ring_buf(ring), *iv = buf + at, *in = iv + UALG_MAX_IV;
+	struct ualg_sqe *sqe = ualg_get_sqe(ring);
+
+	ualg_sqe_set_data64(sqe, k);
+	if (d->kind == UALG_TEST_HASH) {
+		memcpy(in, hv->plaintext, hv->psize);
+		ualg_prep_hash(ring, sqe, t, in, hv->psize, in + hv->psize + 64);
+		*e = (struct expect){ (size_t)(in - buf) + hv->psize + 64, hv->digest, digestsize, (int)digestsize };
+		return (size_t)(in - buf) + hv->psize + 128;
+	}
+	const size_t inlen = av->alen + (dec ? av->clen : av->plen);
+	uint8_t *out = in + av->alen;
+	memcpy(iv, av->iv, av->ivlen);
+	memcpy(in, av->assoc, av->alen);
+	memcpy(out, dec ? av->ctext : av->ptext, dec ? av->clen : av->plen);
+	(dec ? ualg_prep_aead_decrypt : ualg_prep_aead_encrypt)(ring, sqe, t, in, av->alen, inlen, out, iv);
+	const size_t off = (size_t)(out - buf);
+	*e = !dec ? (struct expect){ off, av->ctext, av->clen, (int)av->clen }
+	     : av->novrfy ? (struct expect){ off, av->ctext, av->clen, -EBADMSG }
+			  : (struct expect){ off, av->ptext, av->plen, (int)av->plen };
+	return off + av->clen + 64;
+}
+
+/* A transform of d's algorithm by name (or a driver's name) for vector i,
+ * keyed (and its tag's size set). */
+static int vec_tfm(struct ualg_ring *ring, const struct ualg_test_desc *d, const char *name, size_t i,
+		   struct ualg_tfm_info *info)
 {
 	const bool hash = d->kind == UALG_TEST_HASH;
-	uint8_t *buf = ualg_ring_buf(ring);
-	size_t at = 0, n = 0, good = 0, seen = 0;
-	int tfm[64];
-	size_t out_off[64 * REPEAT];
-	const void *expect[64 * REPEAT];
-	size_t explen[64 * REPEAT];
+	const struct ualg_hash_testvec *hv = &((const struct ualg_hash_testvec *)d->vecs)[i];
+	const struct ualg_aead_testvec *av = &((const struct ualg_aead_testvec *)d->vecs)[i];
+	const int t = ualg_ring_open_tfm(ring, type_of(d), name, info);
+
+	if (t < 0 || ((hash ? hv->ksize : av->klen) &&
+		      ualg_ring_setkey(ring, t, hash ? hv->key : av->key, hash ? hv->ksize : av->klen)) ||
+	    (!hash && ualg_ring_setauthsize(ring, t, av->authsize))) {
+		if (t >= 0)
+			ualg_ring_close_tfm(ring, t);
+		return -1;
+	}
+	return t;
+}
+
+static void test_repeat(struct ualg_ring *ring, const struct ualg_test_desc *d, const char *name, bool dec)
+{
+	const bool hash = d->kind == UALG_TEST_HASH;
+	size_t at = 0, n = 0, good = 0;
+	int tfm[64], res[64 * REPEAT];
+	struct expect want[64 * REPEAT];
 	unsigned ntfm = 0;
 
 	for (size_t i = 0; i < d->count && ntfm < 64 && n + REPEAT <= ring->entries; i++) {
 		const struct ualg_hash_testvec *hv = &((const struct ualg_hash_testvec *)d->vecs)[i];
 		const struct ualg_aead_testvec *av = &((const struct ualg_aead_testvec *)d->vecs)[i];
-		if (!hash && av->novrfy)
+		if (!hash && !dec && av->novrfy)
 			continue;
-		const size_t inlen = hash ? hv->psize : av->alen + av->plen, outlen = hash ? 64 : av->clen;
-		if (at + REPEAT * (inlen + outlen + UALG_MAX_IV + 64) > ualg_ring_bufsize(ring))
+		const size_t room = hash ? hv->psize + 128 : av->alen + av->clen + 64;
+		if (at + REPEAT * (room + UALG_MAX_IV) > ualg_ring_bufsize(ring))
 			break;
 		struct ualg_tfm_info info;
-		const int t = ualg_ring_open_tfm(ring, type_of(d), d->alg, &info);
-		if (t < 0 || ((hash ? hv->ksize : av->klen) &&
-			      ualg_ring_setkey(ring, t, hash ? hv->key : av->key, hash ? hv->ksize : av->klen)) ||
-		    (!hash && ualg_ring_setauthsize(ring, t, av->authsize))) {
-			if (t >= 0)
-				ualg_ring_close_tfm(ring, t);
+		const int t = vec_tfm(ring, d, name, i, &info);
+		if (t < 0)
 			continue;
-		}
 		tfm[ntfm++] = t;
-		for (unsigned r = 0; r < REPEAT; r++) {
-			uint8_t *iv = buf + at, *in = iv + UALG_MAX_IV, *out = in + inlen + 64;
-			struct ualg_sqe *sqe = ualg_get_sqe(ring);
-			if (hash) {
-				memcpy(in, hv->plaintext, hv->psize);
-				ualg_prep_hash(ring, sqe, t, in, hv->psize, out);
-				expect[n] = hv->digest;
-				explen[n] = info.digestsize;
-			} else {
-				memcpy(iv, av->iv, av->ivlen);
-				memcpy(in, av->assoc, av->alen);
-				memcpy(in + av->alen, av->ptext, av->plen);
-				out = in + av->alen;
-				ualg_prep_aead_encrypt(ring, sqe, t, in, av->alen, inlen, out, iv);
-				expect[n] = av->ctext;
-				explen[n] = av->clen;
-			}
-			ualg_sqe_set_data64(sqe, n);
-			out_off[n++] = (size_t)(out - buf);
-			at = (size_t)(in - buf) + inlen + outlen + 64;
-		}
+		for (unsigned r = 0; r < REPEAT; r++, n++)
+			at = repeat_prep(ring, d, i, dec, t, info.digestsize, at, n, &want[n]);
 	}
 	if (!n)
 		return;
-	int sub = ualg_submit_and_wait(ring, (unsigned)n);
-	while (sub >= 0 && seen < n) {
-		struct ualg_cqe *cqes[64];
-		unsigned got = ualg_peek_batch_cqe(ring, cqes, 64);
-		for (unsigned i = 0; i < got; i++) {
-			const uint64_t k = cqes[i]->user_data;
-			if (k >= n)
-				continue;
-			const int res = cqes[i]->res;
-			good += res > 0 && (size_t)res == explen[k] && !memcmp(buf + out_off[k], expect[k], explen[k]);
-		}
-		ualg_cq_advance(ring, got);
-		seen += got;
-		if (!got)
-			break;
-	}
-	ok(sub == (int)n && good == n, "%s: %zu vectors %d times each in a row on one transform, one submission: %zu/%zu",
-	   d->alg, n / REPEAT, REPEAT, good, n);
+	const int sub = submit_collect(ring, n, res);
+	for (size_t k = 0; !sub && k < n; k++)
+		good += res[k] == want[k].res && !memcmp(ualg_ring_buf(ring) + want[k].off, want[k].bytes, want[k].len);
+	ok(!sub && good == n, "%s%s: %zu vectors %d times each in a row on one transform, one submission: %zu/%zu",
+	   name, dec ? " decryptions" : "", n / REPEAT, REPEAT, good, n);
 	for (unsigned i = 0; i < ntfm; i++)
 		ualg_ring_close_tfm(ring, tfm[i]);
+}
+
+/* Three decryptions of one vector in one submission on one transform (a
+ * driver's batch), each writing its plaintext apart from its input, the
+ * middle one's tag spoilt: it alone is refused, its output and input left
+ * exactly as they were. */
+static void test_spoilt_tag(struct ualg_ring *ring, const struct ualg_test_desc *d, const char *name)
+{
+	const struct ualg_aead_testvec *vecs = d->vecs;
+	size_t i = 0;
+
+	while (i < d->count && (vecs[i].novrfy || !vecs[i].plen || vecs[i].alen + vecs[i].clen > 4096))
+		i++;
+	const int t = i < d->count ? vec_tfm(ring, d, name, i, NULL) : -1;
+	if (t < 0)
+		return;
+	const struct ualg_aead_testvec *v = &vecs[i];
+	const size_t inlen = v->alen + v->clen;
+	uint8_t *buf = ualg_ring_buf(ring), before[2][4096];
+	int res[REPEAT] = { 1, 1, 1 };
+	for (unsigned r = 0; r < REPEAT; r++) {
+		uint8_t *iv = buf + r * 3 * 4096, *in = iv + UALG_MAX_IV, *out = in + 4096;
+		memcpy(iv, v->iv, v->ivlen);
+		memcpy(in, v->assoc, v->alen);
+		memcpy(in + v->alen, v->ctext, v->clen);
+		in[inlen - 1] ^= r == 1 ? 0x80 : 0;
+		memset(out, 0x5a, 4096);
+		if (r == 1) {
+			memcpy(before[0], in, inlen);
+			memcpy(before[1], out, 4096);
+		}
+		struct ualg_sqe *sqe = ualg_get_sqe(ring);
+		ualg_prep_aead_decrypt(ring, sqe, t, in, v->alen, inlen, out, iv);
+		ualg_sqe_set_data64(sqe, r);
+	}
+	const int sub = submit_collect(ring, REPEAT, res);
+	bool good = !sub;
+	for (unsigned r = 0; good && r < REPEAT; r++) {
+		const uint8_t *in = buf + r * 3 * 4096 + UALG_MAX_IV, *out = in + 4096;
+		good = r == 1 ? res[r] == -EBADMSG && !memcmp(in, before[0], inlen) && !memcmp(out, before[1], 4096)
+			      : res[r] == (int)v->plen && !memcmp(out, v->ptext, v->plen);
+	}
+	ok(good, "%s: three decryptions in one submission, the middle one's tag spoilt: it alone refused "
+	   "(EBADMSG, its input and output as they were), the others' plaintext right (%d %d %d)",
+	   name, res[0], res[1], res[2]);
+	ualg_ring_close_tfm(ring, t);
+}
+
+/* d's decryptions through name: in a row, and with a tag spoilt. */
+static void test_decrypt_batches(struct ualg_ring *ring, const struct ualg_test_desc *d, const char *name)
+{
+	if (strcmp(name, d->alg)) {
+		const int t = ualg_ring_open_tfm(ring, type_of(d), name, NULL);
+		if (t < 0) {
+			printf("# %s: not available in this algd\n", name);
+			return;
+		}
+		ualg_ring_close_tfm(ring, t);
+	}
+	test_repeat(ring, d, name, true);
+	test_spoilt_tag(ring, d, name);
 }
 
 /* ---- a hostile client ------------------------------------------------ */
@@ -609,7 +700,14 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < ualg_test_descs_count; i++)
 		if (type_of(&ualg_test_descs[i]) && ualg_test_descs[i].kind != UALG_TEST_SKCIPHER &&
 		    chosen(only, ualg_test_descs[i].alg))
-			test_repeat(&ring, &ualg_test_descs[i]);
+			test_repeat(&ring, &ualg_test_descs[i], ualg_test_descs[i].alg, false);
+	for (size_t i = 0; i < ualg_test_descs_count; i++)
+		if (ualg_test_descs[i].kind == UALG_TEST_AEAD && chosen(only, ualg_test_descs[i].alg))
+			test_decrypt_batches(&ring, &ualg_test_descs[i], ualg_test_descs[i].alg);
+	/* The core's own batching AEAD driver, below the generic name's. */
+	for (size_t i = 0; !only && i < ualg_test_descs_count; i++)
+		if (!strcmp(ualg_test_descs[i].alg, "gcm(aes)"))
+			test_decrypt_batches(&ring, &ualg_test_descs[i], "gcm-aes-ipsecmb");
 	if (only) {
 		ualg_ring_exit(&ring);
 		printf("%d passed, %d failed\n", n_pass, n_fail);
