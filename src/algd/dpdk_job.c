@@ -6,11 +6,13 @@
  * and the queue pair polled until all are back.  A device that reads the
  * CPU's memory (a software device: not RTE_CRYPTODEV_FF_HW_ACCELERATED)
  * gets mbufs attached to the request's own buffers (external buffers:
- * nothing copied, nothing of the request left in DPDK's memory), except
- * for decryptions; a hardware device, whose DMA needs DPDK's memory, and
- * a decryption get the data copied into a chain of DPDK's mbufs and the
- * result copied out (a decryption's only when its tag verified), the
- * mbufs wiped after.
+ * nothing copied, nothing of the request left in DPDK's memory), but a
+ * decryption's plaintext goes to one of DPDK's mbufs (out of place) and
+ * is copied out only when its tag verified; a hardware device, whose DMA
+ * needs DPDK's memory, gets the data copied into a chain of its mbufs and
+ * the result copied out (a decryption's only when its tag verified), as
+ * does a decryption a software device cannot run out of place; the mbufs
+ * are wiped after.
  * The wait is bounded (DPDK_OP_TIMEOUT_MS): an operation not back by then
  * marks the device failed and its buffers are left to the device (a
  * software device works only inside the enqueue and dequeue calls, which
@@ -132,31 +134,48 @@ static struct rte_mbuf *ext_chain(struct dev *d, uint8_t *p, size_t len, unsigne
 	return segs[0];
 }
 
+/* One of DPDK's mbufs holding len bytes (at most SEG_DATA): where a
+ * decryption's output waits for its tag; NULL when the pool is short. */
+static struct rte_mbuf *held_mbuf(struct dev *d, size_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(d->mbuf_pool);
+
+	if (m && !rte_pktmbuf_append(m, (uint16_t)len)) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	return m;
+}
+
 /* The job's mbufs over its own buffers, where d and the job allow it:
  * *src, and *dst when out of place, their external-buffer records from
- * d->ext_info[*info..]; false otherwise (or pools short).  Never for a
- * job that verifies a tag and has output (a decryption): the devices
- * write the plaintext before they check the tag, so it goes to DPDK's
- * mbufs and reaches the job's output only when the tag verified. */
+ * d->ext_info[*info..]; false otherwise (or pools short).  A job that
+ * verifies a tag and has output (a decryption) runs out of place into one
+ * of DPDK's mbufs (*held): the devices write the plaintext before they
+ * check the tag, and it reaches the job's output only once the tag
+ * verified. */
 static bool ext_attach(struct dev *d, const struct job *j, size_t total, struct rte_mbuf **src,
-		       struct rte_mbuf **dst, unsigned *info)
+		       struct rte_mbuf **dst, unsigned *info, bool *held)
 {
 	*src = *dst = NULL;
-	if (!d->direct || j->nin != 1 || !total || (j->verify && j->out_len))
+	*held = false;
+	if (!d->direct || j->nin != 1 || !total)
 		return false;
 	uint8_t *in = (uint8_t *)(uintptr_t)j->in[0].p;	/* a hash's: read only */
-	const bool oop = j->out_len && j->out != in;
+	const bool hold = j->verify && j->out_len;
+	const bool oop = hold || (j->out_len && j->out != in);
 	if (j->out_len && (j->out_off || j->out_len != total))
 		return false;
 	if (oop ? !d->oop || total > SEG_DATA : total > SEG_DATA && !d->sgl)
 		return false;
 	if (!(*src = ext_chain(d, in, total, info)))
 		return false;
-	if (oop && !(*dst = ext_chain(d, j->out, total, info))) {
+	if (oop && !(*dst = hold ? held_mbuf(d, total) : ext_chain(d, j->out, total, info))) {
 		rte_pktmbuf_free(*src);
 		*src = NULL;
 		return false;
 	}
+	*held = hold;
 	return true;
 }
 
@@ -172,7 +191,8 @@ struct slot {
 	struct rte_mbuf *m, *mdst;
 	uint8_t *scratch;
 	rte_iova_t scratch_iova;
-	bool ext;
+	bool ext;	/* on the request's buffers */
+	bool held;	/* its output in mdst, DPDK's, until it succeeded */
 	int r;
 };
 
@@ -193,7 +213,7 @@ static int slot_fill(struct dev *d, const struct job *j, struct slot *s, unsigne
 	*s = (struct slot){ .r = -ENOMEM, .scratch = d->scratch + at, .scratch_iova = d->scratch_iova + at };
 	if (!(s->op = rte_crypto_op_alloc(d->op_pool, RTE_CRYPTO_OP_TYPE_SYMMETRIC)))
 		return -ENOMEM;
-	s->ext = ext_attach(d, j, total, &s->m, &s->mdst, info);
+	s->ext = ext_attach(d, j, total, &s->m, &s->mdst, info, &s->held);
 	if (!s->ext && !(s->m = chain_fill(d, j, total)))
 		return -ENOMEM;
 	struct rte_crypto_sym_op *sym = s->op->sym;
@@ -202,12 +222,14 @@ static int slot_fill(struct dev *d, const struct job *j, struct slot *s, unsigne
 	if (j->ivlen)
 		memcpy(rte_crypto_op_ctod_offset(s->op, uint8_t *, IV_OFF), j->iv, j->ivlen);
 	/* The digest and AAD: the request's own on a device that reads the
-	 * CPU's memory, else in the slot's scratch area. */
-	uint8_t *dig = s->ext ? j->digest : s->scratch;
-	const rte_iova_t dig_iova = s->ext ? ext_iova(dig) : s->scratch_iova;
+	 * CPU's memory, else in the slot's scratch area; a tag to verify is
+	 * always copied there. */
+	const bool own_dig = s->ext && !j->verify;
+	uint8_t *dig = own_dig ? j->digest : s->scratch;
+	const rte_iova_t dig_iova = own_dig ? ext_iova(dig) : s->scratch_iova;
 	uint8_t *aad = s->ext ? (uint8_t *)(uintptr_t)j->aad : s->scratch + 64;
 	const rte_iova_t aad_iova = s->ext ? ext_iova(aad) : s->scratch_iova + 64;
-	if (j->verify && !s->ext)
+	if (j->verify)
 		memcpy(dig, j->digest, j->digestlen);
 	switch (j->kind) {
 	case JOB_CIPHER:
@@ -253,14 +275,16 @@ static void slot_finish(const struct job *j, struct slot *s, const struct rte_cr
 			break;
 		}
 	}
-	if (!s->r && j->out_len && !s->ext)
-		chain_copy_out(s->m, j->out_off, j->out, j->out_len);
+	if (!s->r && j->out_len && (!s->ext || s->held))
+		chain_copy_out(s->held ? s->mdst : s->m, j->out_off, j->out, j->out_len);
 	if (!s->r && !j->verify && j->digestlen && !s->ext)
 		memcpy(j->digest, s->scratch, j->digestlen);
 	if (s->m && !s->ext)
 		chain_wipe(s->m);
-	if (!s->ext && j->kind != JOB_CIPHER)
-		ualg_wipe(s->scratch, j->kind == JOB_AEAD ? 64 + j->aadlen : 64);
+	if (s->held)
+		chain_wipe(s->mdst);
+	if ((!s->ext || j->verify) && j->kind != JOB_CIPHER)
+		ualg_wipe(s->scratch, j->kind == JOB_AEAD && !s->ext ? 64 + j->aadlen : 64);
 	chain_free(s->m);
 	chain_free(s->mdst);
 	if (s->op)
