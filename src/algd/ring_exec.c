@@ -12,6 +12,9 @@
 /* Bytes one multi-buffer group may cover: the lock is held for one
  * request or one group, so that a control request waits for no more. */
 #define GROUP_BYTES (1u << 20)
+/* A group of decryptions is copied before it runs and its plaintext
+ * after: kept small, its copies stay in the cache. */
+#define GROUP_COPY_BYTES (16u << 10)
 
 static bool range_ok(const struct ring *r, uint64_t off, uint64_t len)
 {
@@ -341,7 +344,7 @@ static uint32_t run_group(struct ring *r, const struct ualg_sqe *sq, uint32_t av
 	for (; k < avail && g.n < GROUP_MAX; k++) {
 		const struct ualg_sqe *q = &sq[k];
 		if (k && (q->tfm != q0->tfm || q->opcode != q0->opcode || !groupable(r, q) ||
-			  bytes + q->len > GROUP_BYTES))
+			  bytes + q->len > (q->opcode == UALG_OP_AEAD_DECRYPT ? GROUP_COPY_BYTES : GROUP_BYTES)))
 			break;
 		bytes += q->len;
 		int32_t e = group_add(r, &g, q, k);
