@@ -1,7 +1,7 @@
 /* AEADs on a device (dpdk_impl.h): one operation per request, or a burst
  * of a ring batch's encryptions or decryptions; the associated data is the
- * request's own on a device that reads the CPU's memory (encryptions),
- * else copied to the device's scratch area. */
+ * request's own on a device that reads the CPU's memory, else copied to
+ * the device's scratch area. */
 #include "dpdk_impl.h"
 
 #include <errno.h>

@@ -77,11 +77,13 @@ void dpdk_device_failed(struct dev *d);
 enum job_kind { JOB_CIPHER, JOB_AUTH, JOB_AEAD };
 
 /* One operation over the concatenation of in[0..nin), whose bytes
- * [out_off, out_off + out_len) go to out when it succeeds.  On a device
- * that reads the CPU's memory (dev.direct), an operation over one input
- * whose output is all of it, in place (out == in[0].p) or out of place,
- * runs on these buffers themselves; otherwise it runs in place over a copy
- * in the device's mbufs. */
+ * [out_off, out_off + out_len) go to out when it succeeds (and only then:
+ * a decryption whose tag fails leaves out as it was).  On a device that
+ * reads the CPU's memory (dev.direct), an operation over one input whose
+ * output is all of it, in place (out == in[0].p) or out of place, runs on
+ * these buffers themselves, a decryption's output held in one of the
+ * device's mbufs until its tag verified; otherwise it runs in place over a
+ * copy in the device's mbufs. */
 struct job {
 	enum job_kind kind;
 	void *sess;

@@ -1,10 +1,12 @@
 /* libualg against a running algd ($UALG_SOCKET): every hash and skcipher
  * vector of the core's standard tables (NIST CAVP, RFCs) through the ring,
- * one at a time and as one batch, hashes and AEADs repeated in a row on one
- * transform (a driver's batches); then a hostile client: bogus offsets,
- * ids and opcodes must complete with errors, corrupted indexes must stop
- * only that ring, and a thread rewriting shared memory while algd works
- * must not hurt algd.  Ends with "N passed, N failed". */
+ * one at a time and as one batch, hashes and AEAD encryptions and
+ * decryptions repeated in a row on one transform (a driver's batches),
+ * three decryptions with the middle one's tag spoilt; then a hostile
+ * client: bogus offsets, ids and opcodes must complete with errors,
+ * corrupted indexes must stop only that ring, and a thread rewriting
+ * shared memory while algd works must not hurt algd.  Ends with "N
+ * passed, N failed". */
 #include "testvec.h"
 #include "ualg.h"
 #include "proto.h"
@@ -670,7 +672,7 @@ static void test_parallel(const char *sock)
 }
 
 /* --only NAME...: those algorithms' vectors, one at a time and in a row
- * (test_repeat), and nothing else: for an algd whose drivers for them are
+ * (test_repeat, test_spoilt_tag), and nothing else: for an algd whose drivers for them are
  * chosen (a device's, tests/ctl/dpdk.sh). */
 static bool chosen(char **only, const char *alg)
 {
