@@ -5,7 +5,8 @@
 # run as root): every device driver passes its self-test, answers by its
 # driver name as the kernel's algorithm of that name (dpdk_vectors.py),
 # a ring's batches of hashes and AEADs (encryptions and decryptions) in
-# bursts answer as the standard vectors (test-ualg --only), algd.conf's
+# bursts answer as the standard vectors (test-ualg --only), templates
+# over a device's cipher keep to their own requests, algd.conf's
 # priority lines and algctl priority move it, and algctl stats
 # shows which driver served a socket; EAL arguments EAL refuses leave
 # algd running without the devices.  UALG_ALGD_WRAP (check-valgrind)
@@ -74,6 +75,19 @@ for dev in crypto_openssl $(echo "$VDEVS" | grep -o crypto_aesni_mb); do
 		result $? "a ring batch of $alg through $drv: as OpenSSL" || sed 's/^/    /' "$T/bench"
 	done
 done
+
+# a template over a device's cipher (cts, essiv) runs its own requests, not
+# the device's bursts, which would skip what the template adds: one block
+# of cts(cbc) is cbc's, essiv's IV is its own (no reference here: its rows
+# only have to be there), and algd stays up
+UALG_ENGINE=algd "$B/src/tools/ualg-bench" --alg 'cbc(aes)' --size 16 --driver 'cts(cbc-aes-dpdk-crypto_openssl)' \
+	--seconds 0.02 --repeat 1 --no-parallel --no-memory > "$T/bench" 2>&1
+UALG_ENGINE=algd "$B/src/tools/ualg-bench" --alg 'cbc(aes)' --size 256 --driver 'essiv(cbc-aes-dpdk-crypto_openssl,sha256)' \
+	--seconds 0.02 --repeat 1 --no-parallel --no-memory > "$T/bench2" 2>&1
+[ "$(grep -c 'native-[a-z]*  *[0-9]' "$T/bench")" = 2 ] && ! grep -q MISMATCH "$T/bench" &&
+	[ "$(grep -c 'native-[a-z]*  *[0-9]' "$T/bench2")" = 2 ] && kill -0 $PID
+result $? "the ring's cts and essiv over cbc-aes-dpdk-crypto_openssl, one at a time and batched" ||
+	sed 's/^/    /' "$T/bench" "$T/bench2"
 
 # which driver served a socket: its stats move
 ops() { "$CTL" --json show "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["stats"]["ops"])'; }

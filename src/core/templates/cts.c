@@ -99,6 +99,7 @@ static struct ualg_alg *cts_create(const char *const *args, unsigned nargs, int 
 		inst->u.skcipher.setkey = cts_setkey;
 		inst->u.skcipher.encrypt = cts_encrypt;
 		inst->u.skcipher.decrypt = cts_decrypt;
+		inst->u.skcipher.crypt_many = NULL;	/* cbc's would skip the stealing */
 	}
 	ualg_alg_put(cbc);
 	return inst;

@@ -232,6 +232,7 @@ static struct ualg_alg *essiv_create(const char *const *args, unsigned nargs, in
 			inst->u.skcipher.setkey = essiv_setkey;
 			inst->u.skcipher.encrypt = essiv_encrypt;
 			inst->u.skcipher.decrypt = essiv_decrypt;
+			inst->u.skcipher.crypt_many = NULL;
 		}
 	} else if (spawns[1] && spawns[1]->u.shash.setkey) {
 		*err = EINVAL;
