@@ -80,6 +80,8 @@ static int32_t run_cipher(struct ring *r, const struct ring_tfm *t, const struct
  * request and freed after each batch (ring_scratch_drop). */
 static uint8_t *scratch(struct ring *r, size_t len)
 {
+	if (!len)
+		len = 1;	/* an empty request still has a buffer to point at */
 	if (len > r->scratch_size) {
 		if (!ualg_budget_charge(&r->acct->mem, len - r->scratch_size))
 			return NULL;
