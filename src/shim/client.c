@@ -322,12 +322,13 @@ static bool others_in_flight(const struct afd *a, int cls)
  * send and one read costs one round trip.  The kernel's hash_sendmsg()
  * fails only for a bad buffer (the shim reads it first: EFAULT stays the
  * call's), for a transform without its key (ENOKEY), for lack of memory
- * and, where the message carries key material (poly1305's key, vmac64's
- * nonce), for a message too short for it when the send ends it: such a
- * send (no MSG_MORE) never goes behind.  So a socket writes behind only once a send on it succeeded
- * with its reply waited for, or algd accepted it with its transform's key
- * set or none needed, and no key was set in this process since (a
- * setkey that fails leaves the transform without a key); a failure's
+ * and, where the message starts with key material (poly1305's key,
+ * vmac64's nonce), for a message the final refuses: a send that ends such
+ * a message goes behind only where the shim sees it cannot be refused
+ * (x->msg_ok, alg_io.c).  So a socket writes behind only once a send on it
+ * succeeded with its reply waited for, or algd accepted it with its
+ * transform's key set or none needed, and no key was set in this process
+ * since (a setkey that fails leaves the transform without a key); a failure's
  * reply (algd out of memory or over a budget) is the next call's answer.
  * Not covered: a process that shares the transform socket after fork()
  * setting a bad key on it: this socket's sends still succeed, and its
@@ -477,7 +478,8 @@ unsigned client_key_epoch(void)
  * needed) meets only the failures a send written behind may report late,
  * as one after a send that waited: its first send need not wait either.
  * One accepted before the key (ENOKEY until one is set) proves itself by
- * a send as before. */
+ * a send as before.  What the message must start with, for hashes whose
+ * message carries key material, comes with the accept too. */
 void client_accepted(struct afd *op, unsigned epoch, const struct ualg_engine_info *e)
 {
 	op->msg_key_len = e->msg_key_len;
@@ -671,13 +673,13 @@ static void settle(int fd, struct afd *a)
 	pthread_setcancelstate(cancel_state, NULL);
 }
 
-/* A socket closed with replies still owed to it (requests sent ahead, a
- * socket made and closed with no call between) takes them first, so that
- * a program waits for algd at least once per socket, as it waits for the
- * kernel.  Else a loop of socket(), bind() and close() would never wait
- * and run any way ahead of algd, which holds each connection until it
- * has read to its end: EMFILE from algd's --max-sockets, which Linux
- * never gives such a loop. */
+/* A socket closed with requests sent ahead still unconfirmed (one made
+ * and closed with no call between) settles them first, so that a program
+ * waits for algd at least once per socket, as it waits for the kernel.
+ * Else a loop of socket(), bind() and close() would never wait and run
+ * any way ahead of algd, which holds each connection until it has read to
+ * its end: EMFILE from algd's --max-sockets, which Linux never gives such
+ * a loop. */
 void client_before_close(int fd, struct afd *a)
 {
 	pthread_mutex_lock(&a->lock);

@@ -31,7 +31,7 @@ EXPORT int close(int fd)
 {
 	shim_resolve();
 	epoll_forget(fd);	/* an emulated fd, or an epoll set */
-	struct afd *a = afd_get(fd);
+	struct afd *a = afd_is_ours(fd) ? afd_get(fd) : NULL;
 	if (a) {
 		client_before_close(fd, a);
 		afd_put(a);

@@ -275,7 +275,7 @@ void client_settle_all(void);
  * epoch E may write behind from its first send (client.c). */
 unsigned client_key_epoch(void);
 void client_accepted(struct afd *op, unsigned epoch, const struct ualg_engine_info *e);
-/* Before close(): takes the replies still owed to requests sent ahead. */
+/* Before close(): settles requests sent ahead still unconfirmed. */
 void client_before_close(int fd, struct afd *a);
 /* Before fork(): settles, and makes every socket so far a shared one. */
 void client_before_fork(void);
