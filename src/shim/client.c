@@ -406,7 +406,8 @@ bool client_gather(struct afd *a, const void *data, size_t len,
 	if (a->op && !a->rfc && !a->ipo && a->type == ALG_TYPE_HASH && !a->behind_err &&
 	    len <= GATHER_MAX - a->gather_len &&
 	    a->gen == atomic_load_explicit(&fork_gen, memory_order_relaxed) &&
-	    a->proven == atomic_load_explicit(&key_epoch, memory_order_relaxed) + 1) {
+	    a->proven == atomic_load_explicit(&key_epoch, memory_order_relaxed) + 1 &&
+	    a->gather_ok == a->proven) {
 		if (!a->gather)
 			a->gather = malloc(GATHER_MAX);
 		if (a->gather && !(data ? (memcpy(a->gather + a->gather_len, data, len), 0)
@@ -492,7 +493,7 @@ void client_accepted(struct afd *op, unsigned epoch, const struct ualg_engine_in
 static void note_send_result(struct afd *a, const struct xact *x, unsigned epoch, int result)
 {
 	if (x->type == UALG_MSG_SEND && x->behind)
-		a->proven = result >= 0 ? epoch + 1 : 0;
+		a->proven = a->gather_ok = result >= 0 ? epoch + 1 : 0;
 }
 
 /* The failure of a send written behind, or the reply to a request sent
@@ -1009,11 +1010,15 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	if (cls != XC_OTHER && notified)
 		spin_reply(a, before, x->data_len);
 	struct abandon ab = { a, fd, cls, x };
+	const bool sends_behind = a->behind > a->owed;
 	ssize_t n = recv_cancellable(&ab, &h, cancel_state);
 	if (n == -EINTR)
 		n = cancel_wait(a, fd, cls, x, &h);
-	if (n >= (ssize_t)sizeof(h) && (h.flags & UALG_HDR_REPLY))
+	if (n >= (ssize_t)sizeof(h) && (h.flags & UALG_HDR_REPLY)) {
 		note_send_result(a, x, epoch, h.result);
+		if (sends_behind && !a->behind_err)
+			a->gather_ok = epoch + 1;	/* they succeeded */
+	}
 	a->expect[cls] = 0;
 	/* A send written behind failed, and its reply came before this
 	 * call's: a call of the program's is the socket's next, whose answer

@@ -70,6 +70,12 @@ struct afd {
 	/* client_key_epoch() when a send on this socket last succeeded
 	 * waiting for its reply, + 1; 0: none did (client.c). */
 	unsigned proven;
+	/* As proven, but only once a send on this socket was seen to succeed
+	 * (its reply, or a reply after it went behind): writes are gathered
+	 * in the program from then on (client_gather()), never on a fresh
+	 * socket, whose gathered bytes a vfork() child's exec would flush
+	 * where the child's memory is not the parent's (valgrind's vfork). */
+	unsigned gather_ok;
 	/* A hash whose message starts with key material (ENGINE's msg_key_*),
 	 * and whether a MSG_MORE send was made on it: client.c's write-behind. */
 	uint8_t msg_key_len, msg_key_clear;
