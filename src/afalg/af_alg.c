@@ -2,6 +2,7 @@
  * the key/children bookkeeping and dispatch to the socket's type. */
 #include "afalg.h"
 #include "kabi.h"
+#include "proto.h"
 #include "ualg_afalg.h"	/* UALG_SET_KEY_BY_NAME */
 
 #include <errno.h>
@@ -214,6 +215,28 @@ int afalg_accept(struct alg_sock *sk, struct alg_sock **out)
 		return -EOPNOTSUPP;
 	r = afalg_check_key(sk);
 	return r ? r : accept_from(sk->parent, sk, out);
+}
+
+void afalg_engine_info(const struct alg_sock *op, struct ualg_engine_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->key_gen = op->connected ? op->parent->key_gen : op->key_gen;
+	if (!op->connected)
+		return;
+	const struct ualg_tfm *tfm = afalg_tfm(op);
+	out->flags = (ualg_tfm_has_setkey(tfm) ? UALG_ENGINE_TAKES_KEY : 0) |
+		     (tfm->need_key ? UALG_ENGINE_NOKEY : 0) |
+		     (!op->parent->keyed ? UALG_ENGINE_UNKEYED : 0);
+	if (tfm->alg->type == UALG_ALG_SHASH) {
+		out->msg_key_len = tfm->alg->u.shash.msg_key_len;
+		out->msg_key_clear = tfm->alg->u.shash.msg_key_clear;
+	}
+}
+
+bool afalg_send_ok(const struct alg_sock *op, const struct afalg_send *s)
+{
+	return op->connected && !(op->nokey && afalg_tfm(op)->need_key) && op->type->send_ok &&
+	       op->type->send_ok(op, s);
 }
 
 int afalg_check_key(struct alg_sock *op)

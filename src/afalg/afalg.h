@@ -101,6 +101,10 @@ struct alg_type {
 	 * (algd's shared request page) serves it only when this says so.
 	 * NULL: not known. */
 	bool (*ready)(const struct alg_sock *op, bool send, size_t len);
+	/* Whether send() of s, the whole of a sendmsg() made now, would
+	 * succeed at once: its checks pass and its data fits without
+	 * waiting.  False is always safe; NULL: never said. */
+	bool (*send_ok)(const struct alg_sock *op, const struct afalg_send *s);
 	/* recv() must see the caller's whole buffer (an AEAD operation's
 	 * extent depends on it), not frame-sized parts. */
 	bool whole_buffer;
@@ -263,6 +267,15 @@ static inline struct ualg_tfm *afalg_tfm(const struct alg_sock *op)
 /* ENOKEY until the parent's transform has a key; then the op socket
  * becomes a keyed child, as hash_check_key()/skcipher_check_key(). */
 int afalg_check_key(struct alg_sock *op);
+/* What an op socket's transform is, whoever serves it, as algd's ACCEPT
+ * reply says (proto.h, struct ualg_engine_info): its flags but INPROC,
+ * its key_gen and, for a hash whose message starts with key material,
+ * what that must be; the rest zero. */
+struct ualg_engine_info;
+void afalg_engine_info(const struct alg_sock *op, struct ualg_engine_info *out);
+/* afalg_send() of s, the whole of a sendmsg() made now, would succeed at
+ * once (alg_type.send_ok; false where the type cannot say). */
+bool afalg_send_ok(const struct alg_sock *op, const struct afalg_send *s);
 
 /* The queue of sent data that skcipher and aead sockets share
  * (afalg_tx.c; the kernel's af_alg_ctx). */
@@ -298,6 +311,9 @@ int afalg_tx_import(struct alg_sock *op, const struct afalg_state *st, bool part
 unsigned afalg_tx_poll(const struct alg_sock *op);
 /* afalg_tx_send() of len bytes would not wait (alg_type.ready). */
 bool afalg_tx_send_ready(const struct afalg_tx *tx, size_t len);
+/* afalg_tx_send() of s, a whole sendmsg(), would succeed at once
+ * (alg_type.send_ok). */
+bool afalg_tx_send_ok(const struct afalg_tx *tx, const struct afalg_send *s, unsigned ivsize);
 void afalg_tx_release(struct alg_sock *op);
 
 /* One whole (de)compression into a buffer of its own (*out, *outlen

@@ -110,7 +110,9 @@ int afalg_tx_whole(const struct afalg_tx *tx, bool dontwait, const uint8_t **dat
 }
 
 /* The checks af_alg_sendmsg() makes once per call, before any data. */
-static int send_begin(struct afalg_tx *tx, const struct afalg_send *s, unsigned ivsize)
+/* af_alg_sendmsg()'s checks of a sendmsg()'s control data and of the
+ * queue before its first part. */
+static int send_check(const struct afalg_tx *tx, const struct afalg_send *s, unsigned ivsize)
 {
 	if (s->ctl.present) {
 		const uint32_t ops = tx->ops ? tx->ops : 1u << ALG_OP_DECRYPT | 1u << ALG_OP_ENCRYPT;
@@ -123,6 +125,14 @@ static int send_begin(struct afalg_tx *tx, const struct afalg_send *s, unsigned 
 	}
 	if (tx->init && !tx->more && tx->used)
 		return -EINVAL;
+	return 0;
+}
+
+static int send_begin(struct afalg_tx *tx, const struct afalg_send *s, unsigned ivsize)
+{
+	int r = send_check(tx, s, ivsize);
+	if (r)
+		return r;
 	tx->init = true;
 	if (s->ctl.present) {
 		tx->enc = s->ctl.op == ALG_OP_ENCRYPT;
@@ -171,6 +181,12 @@ int afalg_tx_send(struct afalg_tx *tx, const struct afalg_send *s, struct afalg_
 bool afalg_tx_send_ready(const struct afalg_tx *tx, size_t len)
 {
 	return !len || (writable(tx) && len <= sndbuf_left(tx));
+}
+
+bool afalg_tx_send_ok(const struct afalg_tx *tx, const struct afalg_send *s, unsigned ivsize)
+{
+	return s->first && s->last && !s->fault && !send_check(tx, s, ivsize) &&
+	       afalg_tx_send_ready(tx, s->len);
 }
 
 /* af_alg_poll(): readable once a request is complete or data is queued,

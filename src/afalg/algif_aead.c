@@ -110,6 +110,11 @@ static int aead_recv(struct alg_sock *op, uint8_t *out, size_t len, bool dontwai
  * after one whose output left part of the buffer empty (the queue is
  * empty then), unless the operation failed: its first operation must
  * fill the buffer, or be refused for want of data. */
+static bool aead_send_ok(const struct alg_sock *op, const struct afalg_send *s)
+{
+	return afalg_tx_send_ok(afalg_tx_of(op), s, afalg_tfm(op)->alg->u.aead.ivsize);
+}
+
 static bool aead_ready(const struct alg_sock *op, bool send, size_t len)
 {
 	const struct afalg_tx *tx = afalg_tx_of(op);
@@ -135,6 +140,7 @@ const struct alg_type afalg_type_aead = {
 	.send = aead_send,
 	.recv = aead_recv,
 	.ready = aead_ready,
+	.send_ok = aead_send_ok,
 	.poll = afalg_tx_poll,
 	.send_copies = true,
 	.whole_buffer = true,

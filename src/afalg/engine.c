@@ -78,13 +78,15 @@ static void engine_put(struct alg_sock *sk)
 	pthread_mutex_unlock(&registry);
 }
 
-EXPORT const struct ualg_engine ualg_engine_v2 = {
+EXPORT const struct ualg_engine ualg_engine_v3 = {
 	.init = engine_init,
 	.bind = engine_bind,
 	.setkey = engine_setkey,
 	.setauthsize = engine_setauthsize,
 	.busy = engine_busy,
 	.accept = engine_accept,
+	.info = afalg_engine_info,
+	.send_ok = afalg_send_ok,
 	.send = afalg_send,
 	.recv = afalg_recv,
 	.poll = afalg_poll,

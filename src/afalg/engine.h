@@ -12,7 +12,7 @@
 
 #include "afalg.h"
 
-#define UALG_ENGINE_SYMBOL "ualg_engine_v2"
+#define UALG_ENGINE_SYMBOL "ualg_engine_v3"
 #define UALG_ENGINE_FILE "libualg-engine.so"
 
 struct ualg_engine {
@@ -30,6 +30,12 @@ struct ualg_engine {
 	 * nokey_refcnt). */
 	bool (*busy)(const struct alg_sock *tfm);
 	int (*accept)(struct alg_sock *sk, struct alg_sock **op);
+	/* What algd's ACCEPT reply says of such an op socket's transform
+	 * (afalg_engine_info()). */
+	void (*info)(const struct alg_sock *op, struct ualg_engine_info *out);
+	/* Whether send() of s on such an op socket, fresh, would succeed at
+	 * once (afalg_send_ok()). */
+	bool (*send_ok)(const struct alg_sock *op, const struct afalg_send *s);
 	int (*send)(struct alg_sock *op, const struct afalg_send *s, struct afalg_progress *p);
 	int (*recv)(struct alg_sock *op, uint8_t *out, size_t len, bool dontwait, bool *trunc,
 		    struct afalg_progress *p);

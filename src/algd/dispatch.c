@@ -92,7 +92,7 @@ static int on_bind(struct conn *c, const uint8_t *body, size_t len, bool quiet)
 	return conn_reply(c, UALG_MSG_BIND, quiet ? UALG_HDR_QUIET : 0, r, NULL, 0, -1) ? -1 : 0;
 }
 
-static int on_setsockopt(struct conn *c, const uint8_t *body, size_t len)
+static int on_setsockopt(struct conn *c, const uint8_t *body, size_t len, bool quiet)
 {
 	struct ualg_sockopt_msg m;
 
@@ -107,10 +107,33 @@ static int on_setsockopt(struct conn *c, const uint8_t *body, size_t len)
 		.caller = by_name ? &c->who : NULL,
 	};
 	int r = afalg_setsockopt(c->sk, o.level, o.optname, &v);
+	if (quiet && r >= 0)
+		return 0;
 	const struct ualg_sockopt_reply rep = {
 		.key_gen = c->sk->connected ? c->sk->parent->key_gen : c->sk->key_gen,
 	};
-	return conn_reply(c, UALG_MSG_SETSOCKOPT, 0, r, &rep, r >= 0 ? sizeof(rep) : 0, -1) ? -1 : 0;
+	return conn_reply(c, UALG_MSG_SETSOCKOPT, quiet ? UALG_HDR_QUIET : 0, r, &rep,
+			  r >= 0 ? sizeof(rep) : 0, -1) ? -1 : 0;
+}
+
+/* The reply to an accept that made op socket oc (c itself for
+ * ACCEPT_HERE), with the fd of its other end or -1: its token and how the
+ * program may serve it.  None for a quiet ACCEPT_HERE (DESCRIBE gives the
+ * token). */
+static int accepted(struct conn *c, struct conn *oc, uint16_t type, int fd, bool quiet)
+{
+	struct ualg_accept_reply rep;
+	/* OpenSSL's DRBG, seeded by the kernel: no system call per socket. */
+	if (RAND_bytes(oc->token, sizeof(oc->token)) == 1) {
+		oc->has_token = true;
+		memcpy(rep.token, oc->token, sizeof(rep.token));
+	} else {
+		memset(rep.token, 0, sizeof(rep.token));	/* no channels: it stays one stream */
+	}
+	if (quiet)
+		return 0;
+	engine_ctl_info(oc->sk, &rep.engine);
+	return conn_reply(c, type, 0, 0, &rep, sizeof(rep), fd) ? -1 : 0;
 }
 
 static int on_accept(struct conn *c, size_t len)
@@ -148,18 +171,45 @@ static int on_accept(struct conn *c, size_t len)
 	oc->who = c->who;
 	oc->admin = c->admin;
 	oc->key_admin = c->key_admin;
-	struct ualg_accept_reply rep;
-	/* OpenSSL's DRBG, seeded by the kernel: no system call per socket. */
-	if (RAND_bytes(oc->token, sizeof(oc->token)) == 1) {
-		oc->has_token = true;
-		memcpy(rep.token, oc->token, sizeof(rep.token));
-	} else {
-		memset(rep.token, 0, sizeof(rep.token));	/* no channels: it stays one stream */
-	}
-	engine_ctl_info(op, &rep.engine);
-	r = conn_reply(c, UALG_MSG_ACCEPT, 0, 0, &rep, sizeof(rep), sv[1]);
+	r = accepted(c, oc, UALG_MSG_ACCEPT, sv[1], false);
 	close(sv[1]);
-	return r ? -1 : 0;
+	return r;
+}
+
+/* The connection becomes the op socket accepted from its transform
+ * (proto.h): one socket still, on the uid's budgets as before. */
+static int on_accept_here(struct conn *c, size_t len, bool quiet)
+{
+	if (ualg_decode_empty(len))
+		return -1;
+	struct alg_sock *tfm = c->sk, *op = NULL;
+	int r = -EINVAL;
+	if (!c->has_token && !tfm->connected && !tfm->mode && !tfm->children && !c->ring && !c->shm &&
+	    !c->fast && !c->parked)
+		r = afalg_accept(tfm, &op);
+	if (r)
+		return conn_reply(c, UALG_MSG_ACCEPT_HERE, quiet ? UALG_HDR_QUIET : 0, r, NULL, 0, -1) ? -1 : 0;
+	c->sk = op;
+	afalg_sock_put(tfm);	/* op holds it */
+	return accepted(c, c, UALG_MSG_ACCEPT_HERE, -1, quiet);
+}
+
+/* A live op socket of the caller's uid named by its token, or NULL. */
+static struct conn *op_of_token(const struct conn *c, const uint8_t token[UALG_TOKEN_BYTES])
+{
+	for (struct conn *op = conn_list(); op; op = op->next)
+		if (op != c && op->has_token && !op->closed && op->who.uid == c->who.uid &&
+		    !ualg_memneq(op->token, token, UALG_TOKEN_BYTES))
+			return op;
+	return NULL;
+}
+
+/* A connection that is nothing yet: no bind, mode, ring, shared memory. */
+static bool fresh(const struct conn *c)
+{
+	const struct alg_sock *sk = c->sk;
+	return !c->has_token && !sk->type && !sk->connected && !sk->mode && !sk->children &&
+	       !c->ring && !c->shm && !c->fast && !c->parked;
 }
 
 /* Another channel to an op socket of the caller's uid (proto.h), on a
@@ -169,18 +219,29 @@ static int on_attach(struct conn *c, const uint8_t *body, size_t len)
 	struct ualg_attach m;
 	if (ualg_decode_attach(body, len, &m))
 		return -1;
-	const struct alg_sock *sk = c->sk;
-	int r = -ENOENT;
-	if (c->has_token || sk->type || sk->connected || sk->mode || sk->children || c->ring || c->shm ||
-	    c->fast || c->parked)
-		r = -EINVAL;
-	for (struct conn *op = conn_list(); op && r == -ENOENT; op = op->next)
-		if (op != c && op->has_token && !op->closed && op->who.uid == c->who.uid &&
-		    !ualg_memneq(op->token, m.token, sizeof(m.token))) {
-			r = conn_attach(c, op) ? 0 : -EMFILE;
-		}
+	struct conn *op = fresh(c) ? op_of_token(c, m.token) : NULL;
+	int r = !fresh(c) ? -EINVAL : !op ? -ENOENT : conn_attach(c, op) ? 0 : -EMFILE;
 	ualg_wipe(&m, sizeof(m));
 	return conn_reply(c, UALG_MSG_ATTACH, 0, r, NULL, 0, -1) ? -1 : 0;
+}
+
+/* The transform of an op socket of the caller's uid, on a connection that
+ * is nothing yet (proto.h): one more reference to it. */
+static int on_attach_tfm(struct conn *c, const uint8_t *body, size_t len)
+{
+	struct ualg_attach m;
+	if (ualg_decode_attach(body, len, &m))
+		return -1;
+	struct conn *op = fresh(c) ? op_of_token(c, m.token) : NULL;
+	ualg_wipe(&m, sizeof(m));
+	struct alg_sock *tfm = op && op->sk->connected ? op->sk->parent : NULL;
+	int r = !fresh(c) ? -EINVAL : !tfm || tfm->mode ? -ENOENT : 0;
+	if (!r) {
+		afalg_sock_put(c->sk);
+		c->sk = tfm;
+		tfm->ref++;
+	}
+	return conn_reply(c, UALG_MSG_ATTACH_TFM, 0, r, NULL, 0, -1) ? -1 : 0;
 }
 
 static int on_poll(struct conn *c, size_t len)
@@ -333,10 +394,11 @@ static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *f
 	const uint8_t *body = frame + sizeof(h);
 	const size_t blen = len - sizeof(h);
 
-	/* Requests carry no result, and no flag but a HELLO's or BIND's
-	 * UALG_HDR_QUIET. */
+	/* Requests carry no result, and no flag but the UALG_HDR_QUIET of a
+	 * HELLO, BIND, SETSOCKOPT or ACCEPT_HERE. */
 	const bool quiet = h.flags == UALG_HDR_QUIET &&
-			   (h.type == UALG_MSG_HELLO || h.type == UALG_MSG_BIND);
+			   (h.type == UALG_MSG_HELLO || h.type == UALG_MSG_BIND ||
+			    h.type == UALG_MSG_SETSOCKOPT || h.type == UALG_MSG_ACCEPT_HERE);
 	if ((h.flags && !quiet) || h.result)
 		return -1;
 	/* The client's next request is likely on its way (a socket's set-up
@@ -347,8 +409,9 @@ static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *f
 		return h.type == UALG_MSG_HELLO ? on_hello(c, body, blen, quiet) : -1;
 	switch (h.type) {
 	case UALG_MSG_BIND: return on_bind(c, body, blen, quiet);
-	case UALG_MSG_SETSOCKOPT: return on_setsockopt(c, body, blen);
+	case UALG_MSG_SETSOCKOPT: return on_setsockopt(c, body, blen, quiet);
 	case UALG_MSG_ACCEPT: return on_accept(c, blen);
+	case UALG_MSG_ACCEPT_HERE: return on_accept_here(c, blen, quiet);
 	case UALG_MSG_SEND:
 		return transfer_serve_send(d, c, body, blen, false, req);
 	case UALG_MSG_RECV:
@@ -381,6 +444,7 @@ static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *f
 				   KEYSTORE_BAD_FRAME);
 	case UALG_MSG_DESCRIBE: return on_describe(c, blen);
 	case UALG_MSG_ATTACH: return on_attach(c, body, blen);
+	case UALG_MSG_ATTACH_TFM: return on_attach_tfm(c, body, blen);
 	case UALG_MSG_SNDBUF: return on_sndbuf(d, c, body, blen);
 	case UALG_MSG_ENGINE:
 	case UALG_MSG_ADOPT: return on_engine(c, h.type, body, blen);

@@ -49,25 +49,14 @@ static struct ualg_alg *inproc_driver(const struct alg_sock *op)
 
 int engine_ctl_info(const struct alg_sock *op, struct ualg_engine_info *out)
 {
-	memset(out, 0, sizeof(*out));
-	out->key_gen = op->connected ? op->parent->key_gen : op->key_gen;
 	/* An op socket's transform, whoever serves it: the shim's
 	 * write-behind reads these too (src/shim/client.c). */
-	const struct ualg_tfm *tfm = op->connected ? afalg_tfm(op) : NULL;
-	if (tfm) {
-		out->flags = (ualg_tfm_has_setkey(tfm) ? UALG_ENGINE_TAKES_KEY : 0) |
-			     (tfm->need_key ? UALG_ENGINE_NOKEY : 0) |
-			     (op->connected && !op->parent->keyed ? UALG_ENGINE_UNKEYED : 0);
-		if (tfm->alg->type == UALG_ALG_SHASH) {
-			out->msg_key_len = tfm->alg->u.shash.msg_key_len;
-			out->msg_key_clear = tfm->alg->u.shash.msg_key_clear;
-		}
-	}
+	afalg_engine_info(op, out);
 	struct ualg_alg *drv = inproc_driver(op);
 	if (!drv)
 		return 0;
 	out->flags |= UALG_ENGINE_INPROC;
-	out->authsize = op->type->alg_type == UALG_ALG_AEAD ? tfm->authsize : 0;
+	out->authsize = op->type->alg_type == UALG_ALG_AEAD ? afalg_tfm(op)->authsize : 0;
 	snprintf((char *)out->type, sizeof(out->type), "%s", op->type->name);
 	snprintf(out->driver, sizeof(out->driver), "%s", drv->driver);
 	ualg_alg_put(drv);

@@ -290,7 +290,8 @@ int ualg_decode_afalg_reply(uint16_t type, int32_t result, size_t len, size_t ca
 	case UALG_MSG_SHM_SETUP: return len == sizeof(struct ualg_shm_setup_reply) ? 0 : -1;
 	case UALG_MSG_ENGINE: return len == sizeof(struct ualg_engine_info) ? 0 : -1;
 	case UALG_MSG_DESCRIBE: return len == sizeof(struct ualg_describe) ? 0 : -1;
-	case UALG_MSG_ACCEPT: return len == sizeof(struct ualg_accept_reply) ? 0 : -1;
+	case UALG_MSG_ACCEPT:
+	case UALG_MSG_ACCEPT_HERE: return len == sizeof(struct ualg_accept_reply) ? 0 : -1;
 	case UALG_MSG_SETSOCKOPT: return len == sizeof(struct ualg_sockopt_reply) ? 0 : -1;
 	case UALG_MSG_RFC_READ: return (size_t)result == len ? 0 : -1;
 	case UALG_MSG_RECV:

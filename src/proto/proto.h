@@ -79,6 +79,8 @@ enum ualg_msg_type {
 	UALG_MSG_FAST_KICK = 73,	/* a request is on the page (no reply) */
 	UALG_MSG_ATTACH = 74,	/* fresh connection: another channel to an op socket (below) */
 	UALG_MSG_CONTROL_SETUP = 75,	/* any connection: the control page (below) */
+	UALG_MSG_ACCEPT_HERE = 76,	/* bound transform socket: becomes its op socket (below) */
+	UALG_MSG_ATTACH_TFM = 77,	/* fresh connection: the transform of an op socket (below) */
 	UALG_MSG_RING_SETUP = 80,	/* native API: create this connection's ring */
 	UALG_MSG_RING_OPEN,	/* open a transform by name: result is its id */
 	UALG_MSG_RING_SETKEY,	/* set a transform's key (kept in algd) */
@@ -95,10 +97,11 @@ enum ualg_msg_type {
 
 #define UALG_HDR_REPLY 0x0001u	/* set on every reply */
 #define UALG_HDR_TRUNC 0x0002u	/* RECV reply: the result was truncated (MSG_TRUNC) */
-/* On a HELLO or BIND request: answer only a failure (a request sent ahead,
- * whose success the reply to the connection's next request shows, since
- * algd answers a connection's requests in order).  On a reply: the
- * failure of such a request or of a UALG_SEND_QUIET send. */
+/* On a HELLO, BIND, SETSOCKOPT or ACCEPT_HERE request: answer only a
+ * failure (a request sent ahead, whose success the reply to the
+ * connection's next request shows, since algd answers a connection's
+ * requests in order).  On a reply: the failure of such a request or of a
+ * UALG_SEND_QUIET send. */
 #define UALG_HDR_QUIET 0x0004u
 #define UALG_HDR_SOCKET 0x0008u	/* reply on the shared page: not served, send it on the socket */
 #define UALG_HDR_FLAGS_ALL (UALG_HDR_REPLY | UALG_HDR_TRUNC | UALG_HDR_QUIET | UALG_HDR_SOCKET)
@@ -220,6 +223,20 @@ struct ualg_rfc_io {
 struct ualg_attach {
 	uint8_t token[UALG_TOKEN_BYTES];
 };
+
+/* An op socket that is the program's own connection.  ACCEPT_HERE (empty
+ * body) on a bound transform socket with no op sockets, no mode and no
+ * shared memory turns the connection into the op socket accepted from it:
+ * the reply is ACCEPT's, without an fd (none when sent quiet: DESCRIBE
+ * gives the token), and the transform lives on as the op socket's parent,
+ * reached by no connection.  A program that keeps a
+ * transform socket itself (the shim's local sockets) so makes one
+ * connection per op socket, and sends the bind and the key ahead on it.
+ * ATTACH_TFM (struct ualg_attach) on a fresh connection of the same uid
+ * makes it a transform socket of that parent, named by one of its op
+ * sockets' tokens: the program hands its transform socket to algd (fork,
+ * execve, a call only algd answers) with the op sockets accepted from it,
+ * as the kernel's sockets share it. */
 
 /* DESCRIBE reply (result 0): lets a program that inherited the fd across
  * execve (which empties the shim's fd table) adopt it again. */

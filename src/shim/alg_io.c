@@ -85,7 +85,7 @@ static int cursor_probe(struct iov_cursor c, size_t n)
 }
 
 static ssize_t send_parts(int fd, struct afd *a, struct iov_cursor *cur, size_t total,
-			  const struct shim_ctl *ctl, int flags, uint8_t *area);
+			  const struct shim_ctl *ctl, int flags, uint8_t *area, bool checked);
 
 /* client_gather()'s copy: from the cursor, which moves only on success. */
 static int gather_copy(void *ctx, uint8_t *dst, size_t n)
@@ -120,13 +120,18 @@ ssize_t alg_send(int fd, struct afd *a, const struct iovec *iov, size_t niov, si
 	struct iov_cursor cur = { iov, niov, 0, 0 };
 	if (flags & MSG_MORE)
 		atomic_store_explicit(&a->more_seen, true, memory_order_relaxed);
+	/* A cipher socket's first send, when its shadow says algd takes it
+	 * at once, need not wait either: a read's reply shows it done, and
+	 * a failure (algd out of memory) is that read's answer. */
+	const bool checked = atomic_exchange_explicit(&a->fresh, false, memory_order_relaxed) &&
+			     total <= UALG_DATA_MAX && inproc_shadow_send_ok(a, ctl, total, flags);
 	if ((flags & MSG_MORE) && total && !(ctl && ctl->present) &&
 	    client_gather(a, NULL, total, gather_copy, &cur))
 		return (ssize_t)total;
 	if (shim_nonblocking(fd, a))
 		flags |= MSG_DONTWAIT;
-	uint8_t *area = total >= SHM_MIN ? shm_acquire(fd, a) : NULL;
-	ssize_t n = send_parts(fd, a, &cur, total, ctl, flags, area);
+	uint8_t *area = total >= SHM_MIN && !checked ? shm_acquire(fd, a) : NULL;
+	ssize_t n = send_parts(fd, a, &cur, total, ctl, flags, area, checked);
 	if (area)
 		shm_release(a);
 	return n;
@@ -169,7 +174,7 @@ static int send_area_part(int fd, struct afd *a, struct ualg_send *m, const stru
  * the shim cannot read goes by frames, which report it as the kernel
  * does), else in frames. */
 static ssize_t send_parts(int fd, struct afd *a, struct iov_cursor *cur, size_t total,
-			  const struct shim_ctl *ctl, int flags, uint8_t *area)
+			  const struct shim_ctl *ctl, int flags, uint8_t *area, bool checked)
 {
 	const bool msg_ok = msg_key_ok(a, cur, total, flags);
 	size_t sent = 0;
@@ -194,7 +199,8 @@ static ssize_t send_parts(int fd, struct afd *a, struct iov_cursor *cur, size_t 
 		parts[1] = (struct iovec){ (void *)(ctl ? ctl->iv : NULL), m.ivlen };
 		struct xact x = { .type = UALG_MSG_SEND, .parts = parts, .nparts = np + 2,
 				  .data_len = got, .behind = &m,
-				  .msg_ok = msg_ok && first && sent + got == total };
+				  .msg_ok = msg_ok && first && sent + got == total,
+				  .checked = checked && first && sent + got == total };
 		r = area ? send_area_part(fd, a, &m, ctl, got) : client_xact(a, fd, &x);
 		if (r == -EFAULT && !area) {
 			/* The data could not be read: algd still runs the
@@ -218,6 +224,7 @@ static ssize_t send_parts(int fd, struct afd *a, struct iov_cursor *cur, size_t 
 
 ssize_t alg_send_area(int fd, struct afd *a, size_t n, int flags)
 {
+	atomic_store_explicit(&a->fresh, false, memory_order_relaxed);
 	if (shim_nonblocking(fd, a))
 		flags |= MSG_DONTWAIT;
 	struct ualg_send m = send_head(NULL, flags, true, true);

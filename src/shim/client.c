@@ -184,6 +184,7 @@ static void notify_setup(struct afd *a, int fd)
 }
 
 static atomic_uint behind_total;	/* over all sockets: fork and exec settle them */
+static atomic_uint tokens_owed;		/* op sockets with token_owed: fork and exec learn them */
 
 void client_forget(struct afd *a)
 {
@@ -192,6 +193,9 @@ void client_forget(struct afd *a)
 		atomic_fetch_sub(&behind_total, a->behind);
 	a->behind = 0;
 	a->owed = 0;
+	if (a->token_owed)
+		atomic_fetch_sub(&tokens_owed, 1);
+	a->token_owed = false;
 	fast_forget(a);
 	if (atomic_load(&a->notify_state) == NOTIFY_READY && !a->notify_in_fast)
 		munmap((void *)a->notify, UALG_NOTIFY_SIZE);
@@ -341,21 +345,25 @@ static bool others_in_flight(const struct afd *a, int cls)
 /* Sending ahead: a socket's set-up requests whose answer is known (a
  * HELLO on a new connection once this process has talked with algd, a
  * BIND of an address algd bound under the control page's generation now,
- * local.c) go without waiting, marked UALG_HDR_QUIET: algd answers them
- * only if they fail, and the reply to the socket's next request shows
- * them done (a->owed, also counted in a->behind so that fork, exec and
- * SCM_RIGHTS settle them; a refusal is taken on the way to that reply).
- * One that failed after all (the generation moved meanwhile, algd over a
- * budget) is the answer of the program's next call, as a send written
- * behind.  A one-shot hash use through algd so waits twice (accept, and
- * read: its write goes behind, client_accepted()), not five times. */
+ * the bind, key, tag length and ACCEPT_HERE of an op socket algd serves
+ * for a local transform socket, local.c) go without waiting, marked
+ * UALG_HDR_QUIET: algd answers them only if they fail, and the reply to
+ * the socket's next request shows them done (a->owed, also counted in
+ * a->behind so that fork, exec and SCM_RIGHTS settle them; a refusal is
+ * taken on the way to that reply).  One that failed after all (the
+ * generation moved meanwhile, algd over a budget) is the answer of the
+ * program's next call, as a send written behind.  A one-shot use through
+ * algd so waits once, at read (its write goes behind too), not five
+ * times. */
 static bool owed_reply(const struct afd *a, const struct ualg_hdr *h)
 {
 	if (!a->owed || !(h->flags & UALG_HDR_REPLY))
 		return false;
 	/* A quiet request's failure, or algd's refusal of the connection,
 	 * which it answers before it reads the greeting. */
-	return ((h->type == UALG_MSG_HELLO || h->type == UALG_MSG_BIND) && (h->flags & UALG_HDR_QUIET)) ||
+	return ((h->type == UALG_MSG_HELLO || h->type == UALG_MSG_BIND ||
+		 h->type == UALG_MSG_SETSOCKOPT || h->type == UALG_MSG_ACCEPT_HERE) &&
+		(h->flags & UALG_HDR_QUIET)) ||
 	       (h->type == UALG_MSG_HELLO && h->result < 0);
 }
 
@@ -381,10 +389,12 @@ static bool own_stream(const struct afd *a, const struct xact *x)
 
 static bool may_write_behind(const struct afd *a, const struct xact *x)
 {
-	return x->behind && x->type == UALG_MSG_SEND && a->op && !a->rfc && a->behind < BEHIND_MAX &&
-	       !others_in_flight(a, -1) &&
-	       a->proven == atomic_load_explicit(&key_epoch, memory_order_relaxed) + 1 &&
-	       own_stream(a, x) && a->type == ALG_TYPE_HASH &&
+	if (!x->behind || x->type != UALG_MSG_SEND || !a->op || a->rfc || a->behind >= BEHIND_MAX ||
+	    others_in_flight(a, -1) || !own_stream(a, x))
+		return false;
+	if (a->type != ALG_TYPE_HASH)
+		return x->checked;
+	return a->proven == atomic_load_explicit(&key_epoch, memory_order_relaxed) + 1 &&
 	       (!a->msg_key_len || (x->behind->flags & UALG_SEND_MORE) || x->msg_ok);
 }
 
@@ -672,6 +682,37 @@ static void settle(int fd, struct afd *a)
 	}
 	pthread_mutex_unlock(&a->lock);
 	pthread_setcancelstate(cancel_state, NULL);
+	client_learn_token(a, fd);
+}
+
+void client_owe_token(struct afd *a)
+{
+	a->token_owed = true;
+	atomic_fetch_add(&tokens_owed, 1);
+}
+
+int client_learn_token(struct afd *a, int fd)
+{
+	pthread_mutex_lock(&a->lock);
+	const bool owed = a->token_owed;
+	pthread_mutex_unlock(&a->lock);
+	if (!owed)
+		return 0;
+	struct ualg_describe d;
+	struct iovec body = { &d, sizeof(d) };
+	struct xact x = { .type = UALG_MSG_DESCRIBE, .rbody = &body, .nrbody = 1 };
+	int r = client_xact(a, fd, &x);
+	if (!r && x.rlen != sizeof(d))
+		r = -EPROTO;
+	pthread_mutex_lock(&a->lock);
+	if (!r && a->token_owed) {
+		client_set_token(a, d.token, client_self());
+		a->token_owed = false;
+		atomic_fetch_sub(&tokens_owed, 1);
+	}
+	pthread_mutex_unlock(&a->lock);
+	explicit_bzero(&d, sizeof(d));
+	return r;
 }
 
 /* A socket closed with requests sent ahead still unconfirmed (one made
@@ -692,7 +733,7 @@ void client_before_close(int fd, struct afd *a)
 
 void client_settle_all(void)
 {
-	if (atomic_load(&behind_total) || atomic_load(&gathered_total))
+	if (atomic_load(&behind_total) || atomic_load(&gathered_total) || atomic_load(&tokens_owed))
 		afd_for_each(settle);
 }
 
@@ -780,23 +821,29 @@ static ino_t ino_of(int fd)
 	return fstat(fd, &st) ? 0 : st.st_ino;
 }
 
+int client_attach(int fd, uint16_t type, const uint8_t token[UALG_TOKEN_BYTES])
+{
+	struct ualg_attach m;
+	memcpy(m.token, token, sizeof(m.token));
+	struct iovec part = { &m, sizeof(m) };
+	struct ualg_hdr h;
+	int r = client_send(fd, type, &part, 1);
+	if (!r) {
+		struct iovec none = { NULL, 0 };
+		ssize_t n = ualg_frame_recv(fd, &h, &none, 1, NULL, 1);
+		r = n < 0 ? (int)n : n != sizeof(h) || h.type != type ? -EPROTO : h.result;
+	}
+	explicit_bzero(&m, sizeof(m));
+	return r;
+}
+
 /* A new channel to a's op socket: fd, or -errno. */
 static int attach(struct afd *a)
 {
 	int fd = client_connect(SOCK_CLOEXEC);
 	if (fd < 0)
 		return fd;
-	struct ualg_attach m;
-	memcpy(m.token, a->token, sizeof(m.token));
-	struct iovec part = { &m, sizeof(m) };
-	struct ualg_hdr h;
-	int r = client_send(fd, UALG_MSG_ATTACH, &part, 1);
-	if (!r) {
-		struct iovec none = { NULL, 0 };
-		ssize_t n = ualg_frame_recv(fd, &h, &none, 1, NULL, 1);
-		r = n < 0 ? (int)n : n != sizeof(h) || h.type != UALG_MSG_ATTACH ? -EPROTO : h.result;
-	}
-	explicit_bzero(&m, sizeof(m));
+	int r = client_attach(fd, UALG_MSG_ATTACH, a->token);
 	if (r) {
 		real.close(fd);
 		return r;
@@ -917,7 +964,8 @@ static bool fast_wanted(const struct afd *a, const struct xact *x)
 static bool program_call(uint16_t type)
 {
 	return type == UALG_MSG_SEND || type == UALG_MSG_RECV || type == UALG_MSG_SEND_SHM ||
-	       type == UALG_MSG_RECV_SHM || type == UALG_MSG_ACCEPT || type == UALG_MSG_SETSOCKOPT;
+	       type == UALG_MSG_RECV_SHM || type == UALG_MSG_ACCEPT || type == UALG_MSG_ACCEPT_HERE ||
+	       type == UALG_MSG_SETSOCKOPT;
 }
 
 int client_xact(struct afd *a, int fd, struct xact *x)

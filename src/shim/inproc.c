@@ -330,10 +330,14 @@ static struct inproc_op *op_new(struct inproc_tfm *t, struct alg_sock *op)
 
 void inproc_accepted(struct afd *parent, struct afd *a, const struct ualg_engine_info *verdict)
 {
+	struct inproc_tfm *t = parent->op ? NULL : parent->ipt;
+	if (t && verdict && t->bound && t->gen_known && !parent->rfc)
+		local_learn(&t->bind, t->bind_gen, verdict);
+	if (parent->spt)
+		inproc_shadow(parent, a);	/* a clone of an op socket of a local transform */
 	if (!wanted() || parent->rfc || parent->nl_peer >= 0 || in_engine)
 		return;
 	struct alg_sock *op = NULL;
-	struct inproc_tfm *t;
 	if (parent->op) {
 		/* accept() on an op socket (a hash's clone): the clone is
 		 * made where the state is. */
@@ -345,9 +349,6 @@ void inproc_accepted(struct afd *parent, struct afd *a, const struct ualg_engine
 		if (src->op && eng->accept(src->op, &op))
 			op = NULL;
 	} else {
-		t = parent->ipt;
-		if (t && verdict && t->bound && t->gen_known)
-			local_learn(&t->bind, t->bind_gen, verdict);
 		if (!t || t->keysrc == KEY_REF)
 			return;
 		if (!verdict || !(verdict->flags & UALG_ENGINE_INPROC) || !loaded())
@@ -386,9 +387,14 @@ void inproc_accepted(struct afd *parent, struct afd *a, const struct ualg_engine
 
 /* ---- sockets algd has not seen (local.c) --------------------------- */
 
-bool inproc_may_serve(void)
+bool inproc_may_hold(void)
 {
-	return wanted() && !in_engine;
+	return !in_engine;
+}
+
+bool inproc_wanted(void)
+{
+	return wanted();
 }
 
 int inproc_bind_local(struct afd *a, const struct shim_bind *b,
@@ -499,22 +505,79 @@ const void *inproc_tree(const struct afd *a)
 	return tree_of(a);
 }
 
-int inproc_replay(struct afd *via, int fd, const struct afd *member)
+int inproc_replay(struct afd *via, int fd, const struct afd *member, bool ahead)
 {
 	struct inproc_tfm *t = tree_of(member);
 	if (!t || !t->bound)
 		return 0;
 	pthread_mutex_lock(&t->lock);
-	int r = alg_bind_xact(via, fd, &t->bind, false);
+	int r = alg_bind_xact(via, fd, &t->bind, ahead);
 	uint32_t gen = t->key_gen;
 	if (!r && t->keysrc == KEY_VALUE)
 		r = alg_sockopt_xact(via, fd, KABI_ALG_SET_KEY, t->key, (uint32_t)t->keylen,
-				     (uint32_t)t->keylen, &gen);
+				     (uint32_t)t->keylen, ahead ? NULL : &gen);
 	if (r >= 0 && t->has_authsize)
-		r = alg_sockopt_xact(via, fd, KABI_ALG_SET_AEAD_AUTHSIZE, NULL, 0, t->authsize, &gen);
+		r = alg_sockopt_xact(via, fd, KABI_ALG_SET_AEAD_AUTHSIZE, NULL, 0, t->authsize,
+				     ahead ? NULL : &gen);
 	t->key_gen = gen;
 	pthread_mutex_unlock(&t->lock);
 	return r < 0 ? r : 0;
+}
+
+/* The layer's control data of a sendmsg()'s (none without ctl). */
+static struct afalg_ctl afalg_ctl_of(const struct shim_ctl *ctl)
+{
+	if (!ctl || !ctl->present)
+		return (struct afalg_ctl){ 0 };
+	return (struct afalg_ctl){ .present = true, .invalid = ctl->invalid, .op = ctl->op,
+				   .has_iv = ctl->has_iv && !ctl->invalid, .ivlen = ctl->ivlen,
+				   .iv = ctl->iv, .assoclen = ctl->assoclen };
+}
+
+/* ---- op sockets algd serves, of a local transform (local.c) --------- */
+
+void inproc_shadow_info(const struct afd *op, struct ualg_engine_info *out)
+{
+	pthread_mutex_lock(&op->spt->lock);
+	eng->info(op->shadow, out);
+	pthread_mutex_unlock(&op->spt->lock);
+}
+
+bool inproc_shadow_send_ok(const struct afd *op, const struct shim_ctl *ctl, size_t len, int flags)
+{
+	struct afalg_send s = { .ctl = afalg_ctl_of(ctl), .first = true, .last = true,
+				.more = flags & MSG_MORE, .dontwait = flags & MSG_DONTWAIT, .len = len };
+	pthread_mutex_lock(&op->spt->lock);
+	const bool good = eng->send_ok(op->shadow, &s);
+	pthread_mutex_unlock(&op->spt->lock);
+	return good;
+}
+
+/* The kernel counts every op socket of a transform (alg_setsockopt() and
+ * alg_bind() answer EBUSY while one that has its key lives): an op socket
+ * algd serves, accepted from a local transform socket, has a shadow op
+ * socket of the twin stand for it, which the twin's count then holds. */
+int inproc_shadow(const struct afd *from, struct afd *op)
+{
+	struct inproc_tfm *t = from->spt ? from->spt : from->ipt;
+	if (!t || op->spt)
+		return -EINVAL;
+	pthread_mutex_lock(&t->lock);
+	struct alg_sock *sh = NULL;
+	in_engine++;
+	int r = t->twin ? eng->accept(t->twin, &sh) : -EINVAL;
+	in_engine--;
+	if (!r && sh->nokey && !from->spt) {
+		eng->put(sh);	/* accepted before the key */
+		r = -EAGAIN;
+	}
+	if (!r) {
+		atomic_fetch_add(&t->refs, 1);
+		op->spt = t;
+		op->shadow = sh;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return r;
 }
 
 /* Wakes the threads waiting on the tree; the caller holds its lock. */
@@ -602,11 +665,7 @@ ssize_t inproc_send(int fd, struct afd *a, const struct iovec *iov, size_t niov,
 {
 	struct inproc_op *o = a->ipo;
 	struct afalg_send s = { .more = flags & MSG_MORE, .dontwait = flags & MSG_DONTWAIT };
-	if (ctl && ctl->present) {
-		s.ctl = (struct afalg_ctl){ .present = true, .invalid = ctl->invalid, .op = ctl->op,
-					    .has_iv = ctl->has_iv && !ctl->invalid, .ivlen = ctl->ivlen,
-					    .iv = ctl->iv, .assoclen = ctl->assoclen };
-	}
+	s.ctl = afalg_ctl_of(ctl);
 	/* The parts of one sendmsg(), as frames would carry them: empty
 	 * iovecs are skipped, an empty call is one empty part. */
 	size_t last = 0, sent = 0;
@@ -833,6 +892,15 @@ void inproc_forget(struct afd *a)
 	}
 	tfm_put(a->ipt);
 	a->ipt = NULL;
+	struct inproc_tfm *st = a->spt;
+	if (st) {
+		pthread_mutex_lock(&st->lock);
+		eng->put(a->shadow);
+		pthread_mutex_unlock(&st->lock);
+		tfm_put(st);
+		a->spt = NULL;
+		a->shadow = NULL;
+	}
 }
 
 static void before_fork(void)

@@ -165,7 +165,8 @@ int alg_rfc_setsockopt(int fd, struct afd *a, int level, int optname, const void
 /* SO_SNDBUF's value as sock_setsockopt() computes it: 0 or -errno. */
 int sndbuf_bytes(const void *val, socklen_t len, int *bytes);
 /* SETSOCKOPT at SOL_ALG of val (vallen bytes, already the program's) on
- * fd's connection: the result, algd's key_gen after it in *key_gen. */
+ * fd's connection: the result, algd's key_gen after it in *key_gen; with
+ * key_gen NULL, sent ahead (client.c) on a connection being set up. */
 int alg_sockopt_xact(struct afd *a, int fd, int optname, const void *val, uint32_t vallen,
 		     uint32_t optlen, uint32_t *key_gen);
 

@@ -159,7 +159,7 @@ bool local_bind_known(const struct shim_bind *b, uint32_t gen)
 static bool decided(const struct shim_bind *b, struct ualg_engine_info *out)
 {
 	uint32_t gen;
-	if (!control_gen(&gen) || !inproc_may_serve())
+	if (!control_gen(&gen) || !inproc_may_hold())
 		return false;
 	pthread_mutex_lock(&verdicts_lock);
 	const struct verdict *v = verdict_of(b);
@@ -184,10 +184,15 @@ static struct {
 	const struct afd *self;
 	struct member *m;
 	size_t n, cap;
+	struct member child;	/* an op socket algd serves for the tree, or none */
 } scan;
 
 static void collect(int fd, struct afd *a)
 {
+	if (scan.tree && a->spt == scan.tree && !scan.child.a) {
+		atomic_fetch_add(&a->refs, 1);
+		scan.child = (struct member){ fd, a };
+	}
 	if (!is_local(a) || (scan.tree ? inproc_tree(a) != scan.tree : a != scan.self))
 		return;
 	for (size_t i = 0; i < scan.n; i++)
@@ -211,13 +216,17 @@ static void became_shared(struct afd *a, enum afd_kind kind)
 	atomic_fetch_sub(&nlocal, 1);
 }
 
-/* A connection to algd set up as the transform socket m was: in its place. */
+/* A connection to algd set up as the transform socket m was: in its place.
+ * Where algd serves op sockets of it, that connection is their transform
+ * (proto.h, ATTACH_TFM), as the kernel's op sockets share theirs. */
 static int share_tfm(const struct member *m)
 {
 	int nfd = client_connect(SOCK_CLOEXEC);
 	if (nfd < 0)
 		return nfd;
-	int r = inproc_replay(m->a, nfd, m->a);
+	const struct afd *child = scan.child.a;
+	int r = child && child->has_token ? client_attach(nfd, UALG_MSG_ATTACH_TFM, child->token)
+					  : inproc_replay(m->a, nfd, m->a, false);
 	if (!r)
 		r = afd_replace_file(m->a, nfd);
 	real.close(nfd);
@@ -238,7 +247,7 @@ static int share_op(const struct member *m, const struct member *tfm)
 		r = -ENOMEM;
 	}
 	if (!r && !tfm)
-		r = inproc_replay(via, vfd, m->a);
+		r = inproc_replay(via, vfd, m->a, false);
 	struct ualg_accept_reply rep;
 	struct iovec body = { &rep, sizeof(rep) };
 	struct xact x = { .type = UALG_MSG_ACCEPT, .want_fd = true, .cloexec = true,
@@ -279,7 +288,10 @@ int local_share(struct afd *a)
 	scan.tree = inproc_tree(a);
 	scan.self = a;
 	scan.n = 0;
+	scan.child.a = NULL;
 	afd_for_each(collect);
+	if (scan.child.a)
+		client_learn_token(scan.child.a, scan.child.fd);
 	/* The transform first: its op sockets are accepted from it. */
 	const struct member *tfm = NULL;
 	for (size_t i = 0; i < scan.n && !r; i++)
@@ -293,6 +305,7 @@ int local_share(struct afd *a)
 	for (size_t i = 0; i < scan.n; i++)
 		afd_put(scan.m[i].a);
 	scan.n = 0;
+	afd_put(scan.child.a);
 out:
 	pthread_mutex_unlock(&share_lock);
 	return r;
@@ -338,7 +351,7 @@ void local_init(void)
 bool local_socket(int type, int *ret)
 {
 	uint32_t gen;
-	if (!control_gen(&gen) || !inproc_may_serve())
+	if (!control_gen(&gen) || !inproc_may_hold())
 		return false;
 	int fd = real.socket(AF_UNIX, SOCK_DGRAM | (type & (SOCK_CLOEXEC | SOCK_NONBLOCK)), 0);
 	if (fd < 0) {
@@ -405,13 +418,86 @@ static int accept_here(struct afd *parent, struct sockaddr *addr, int flags)
 	return r ? fail(-r) : nfd;
 }
 
+/* Whether algd's answer to the accept is one the program gets from a
+ * transform socket algd holds too: else that socket answers instead. */
+static bool answer_stands(int r)
+{
+	return r == -EMFILE || r == -ENFILE || r == -ENOMEM || r == -EACCES || r == -EAFNOSUPPORT ||
+	       r == -ECONNRESET;
+}
+
+/* An op socket algd serves (UALG_ENGINE=algd), of a local transform
+ * socket: a connection of the program's own, with the transform's bind,
+ * key by value and tag length sent ahead on it, which algd turns into the
+ * op socket (proto.h, ACCEPT_HERE, sent ahead too: the twin knows what
+ * its reply would say, and a failure is the socket's next call's answer,
+ * as a bind's sent ahead).  One connection and no wait.  Where
+ * it cannot be (an op socket accepted before the key, which the key set
+ * later must reach; algd answering otherwise than the twin), false: the
+ * transform socket goes to algd, which answers. */
+static bool accept_in_algd(struct afd *parent, struct sockaddr *addr, int flags, int *ret)
+{
+	bool owed;
+	int nfd = client_connect_ahead(flags, &owed);
+	struct afd *op = nfd >= 0 ? afd_track(nfd, AFD_OP) : NULL;
+	if (!op) {
+		if (nfd >= 0)
+			real.close(nfd);
+		*ret = fail(nfd < 0 ? -nfd : ENOMEM);
+		return true;
+	}
+	op->type = parent->type;
+	atomic_store(&op->nonblock, (flags & SOCK_NONBLOCK) != 0);
+	if (owed)
+		client_owe_hello(op);
+	/* __sys_accept4_file() asks the new socket for its name, which
+	 * AF_ALG op sockets cannot give: the socket is dropped again. */
+	const bool drop = addr != NULL;
+	struct ualg_accept_reply rep;
+	struct iovec body = { &rep, sizeof(rep) };
+	struct xact x = { .type = UALG_MSG_ACCEPT_HERE, .rbody = &body, .nrbody = 1, .rfd = -1,
+			  .ahead = !drop };
+	const unsigned epoch = client_key_epoch();
+	int r = inproc_shadow(parent, op);
+	if (!r)
+		r = inproc_replay(op, nfd, parent, true);
+	if (!r)
+		r = client_xact(op, nfd, &x);
+	if (!r && drop)
+		r = -ECONNABORTED;
+	if (!r && x.rlen == sizeof(rep)) {	/* answered */
+		client_set_token(op, rep.token, client_self());
+		client_accepted(op, epoch, &rep.engine);
+	} else if (!r && !x.rlen) {	/* sent ahead: the twin says what algd would */
+		inproc_shadow_info(op, &rep.engine);
+		client_accepted(op, epoch, &rep.engine);
+		client_owe_token(op);
+	} else if (!r) {
+		r = -EPROTO;
+	}
+	if (!r) {
+		atomic_store(&op->fresh, op->type == ALG_TYPE_SKCIPHER || op->type == ALG_TYPE_AEAD);
+		afd_put(op);
+		*ret = nfd;
+		return true;
+	}
+	afd_untrack(nfd);
+	afd_put(op);
+	real.close(nfd);
+	if (r == -EAGAIN || (r != -ECONNABORTED && !answer_stands(r)))
+		return false;
+	*ret = fail(-r);
+	return true;
+}
+
 int local_tfm_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *alen, int flags)
 {
 	if (flags & ~(SOCK_CLOEXEC | SOCK_NONBLOCK))
 		return fail(EINVAL);
-	if (!inproc_bound_local(a))
+	int r;
+	if (!inproc_bound_local(a) || (!inproc_wanted() && !accept_in_algd(a, addr, flags, &r)))
 		return SHARED(a, alg_accept(fd, a, addr, alen, flags));
-	return accept_here(a, addr, flags);
+	return inproc_wanted() ? accept_here(a, addr, flags) : r;
 }
 
 int local_op_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *alen, int flags)

@@ -67,6 +67,9 @@ struct afd {
 	unsigned behind;
 	int behind_err;
 	unsigned owed;		/* of those, replies to requests sent ahead (client.c) */
+	/* An op socket whose ACCEPT_HERE went ahead (local.c): its token is
+	 * DESCRIBE's to give, before another process needs it. */
+	bool token_owed;
 	/* client_key_epoch() when a send on this socket last succeeded
 	 * waiting for its reply, + 1; 0: none did (client.c). */
 	unsigned proven;
@@ -80,6 +83,10 @@ struct afd {
 	 * and whether a MSG_MORE send was made on it: client.c's write-behind. */
 	uint8_t msg_key_len, msg_key_clear;
 	atomic_bool more_seen;
+	/* A cipher op socket algd serves with a shadow here (local.c) that
+	 * no send was made on yet: its first may go behind where the shadow
+	 * says it would succeed (alg_io.c). */
+	atomic_bool fresh;
 	unsigned gen;		/* client_gen() when made: shared by no other process until it moves */
 	/* From the kind (afd_set_kind), for the parts that ask. */
 	bool op;		/* an accept()ed operation socket */
@@ -117,6 +124,11 @@ struct afd {
 	 * twin; an op socket served in this process. */
 	struct inproc_tfm *ipt;
 	struct inproc_op *ipo;
+	/* An op socket algd serves, accepted from a local transform socket
+	 * (local.c): that transform, and the shadow op socket of its twin
+	 * that stands for this one there (inproc_shadow()). */
+	struct inproc_tfm *spt;
+	struct alg_sock *shadow;
 	/* Op sockets: the token that names it to algd (proto.h, ATTACH).
 	 * The process that accepted it (owner) talks on the fd itself; any
 	 * other, a fork child or a program exec()ed with the fd, on a channel
@@ -206,8 +218,10 @@ struct xact {
 	 * client_xact() marks UALG_SEND_QUIET when it does. */
 	struct ualg_send *behind;
 	/* The send ends a message that holds the key material its hash
-	 * needs (afd's msg_key_*): it too may go behind. */
-	bool msg_ok;
+	 * needs (afd's msg_key_*): it too may go behind.  checked: a cipher
+	 * socket's first send, whole in this frame, that its shadow says
+	 * succeeds (alg_io.c): it may go behind. */
+	bool msg_ok, checked;
 	/* A set-up request whose answer is known (client.c, "sending
 	 * ahead"): sent without waiting for its reply when nothing else is
 	 * in flight; client_xact() then returns 0. */
@@ -221,6 +235,14 @@ int client_xact(struct afd *a, int fd, struct xact *x);
  * client_owe_hello() on the socket made of it. */
 int client_connect_ahead(int type_flags, bool *owed);
 void client_owe_hello(struct afd *a);
+/* ATTACH or ATTACH_TFM (type) of the op socket token names, on fd, a
+ * fresh connection: algd's answer, or -errno. */
+int client_attach(int fd, uint16_t type, const uint8_t token[UALG_TOKEN_BYTES]);
+/* An op socket accepted ahead (ACCEPT_HERE, local.c): its token comes
+ * from DESCRIBE once another process may need it (client_settle_all(),
+ * client_learn_token()). */
+void client_owe_token(struct afd *a);
+int client_learn_token(struct afd *a, int fd);
 /* This process's pid, kept across fork() without a system call. */
 pid_t client_self(void);
 /* Running in a vfork() child (the parent's memory, not its fd table),
@@ -379,9 +401,11 @@ void inproc_sndbuf(struct afd *a, int bytes);
 void inproc_handover_all(void);
 void inproc_handover_of(struct afd *a);	/* a's tree only */
 void inproc_forget(struct afd *a);
-/* Whether this thread may serve a socket here at all ($UALG_ENGINE, and
- * not from inside the engine). */
-bool inproc_may_serve(void);
+/* Whether this thread may keep a transform socket here (not from inside
+ * the engine), and whether the program serves op sockets itself
+ * ($UALG_ENGINE). */
+bool inproc_may_hold(void);
+bool inproc_wanted(void);
 /* For local.c: a local transform socket bound to b with the driver algd
  * named (verdict), built here: 0, -EBUSY (op sockets live, as
  * alg_bind()), or another -errno (algd should decide instead). */
@@ -396,8 +420,19 @@ int inproc_accept_local(struct afd *parent, struct afd *op);
 /* The transform tree of a (transform or op socket), to compare; NULL: none. */
 const void *inproc_tree(const struct afd *a);
 /* Sends BIND, the key by value and the tag length of member's transform
- * on via's fresh connection fd, as the program set them: 0 or -errno. */
-int inproc_replay(struct afd *via, int fd, const struct afd *member);
+ * on via's fresh connection fd, as the program set them: 0 or -errno;
+ * ahead, without waiting (client.c, "sending ahead"). */
+int inproc_replay(struct afd *via, int fd, const struct afd *member, bool ahead);
+/* op, an op socket algd accepted, stands in from's transform tree (from: a
+ * local transform socket, or an op socket that stands in one) for the
+ * kernel's count of op sockets: 0, -EAGAIN where it would be accepted
+ * before the key, or -errno. */
+int inproc_shadow(const struct afd *from, struct afd *op);
+/* What algd's ACCEPT reply would say of such an op socket's transform. */
+void inproc_shadow_info(const struct afd *op, struct ualg_engine_info *out);
+/* Whether a sendmsg() of len bytes with ctl and flags, the first on such
+ * an op socket, succeeds at once in algd: the shadow's checks. */
+bool inproc_shadow_send_ok(const struct afd *op, const struct shim_ctl *ctl, size_t len, int flags);
 
 /* local.c: sockets this process has not shared, which make no round trip
  * to algd.  local_socket(): a new local transform socket, or false when

@@ -59,6 +59,8 @@ static int set_sndbuf(int fd, struct afd *a, const void *val, socklen_t len)
 			return fail(-r);
 		if (a->ipo)
 			inproc_sndbuf(a, bytes);
+		/* Its shadow's queue no longer says what fits (alg_io.c). */
+		atomic_store(&a->fresh, false);
 	}
 	a->sndbuf = bytes;
 	return 0;
@@ -93,9 +95,10 @@ int alg_sockopt_xact(struct afd *a, int fd, int optname, const void *val, uint32
 	struct ualg_sockopt_reply rep = { 0 };
 	struct iovec body = { &rep, sizeof(rep) };
 	struct xact x = { .type = UALG_MSG_SETSOCKOPT, .parts = parts, .nparts = 2,
-			  .rbody = &body, .nrbody = 1 };
+			  .rbody = &body, .nrbody = 1, .ahead = !key_gen };
 	int r = client_xact(a, fd, &x);
-	*key_gen = rep.key_gen;
+	if (key_gen)
+		*key_gen = rep.key_gen;
 	return r;
 }
 

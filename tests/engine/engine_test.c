@@ -416,6 +416,54 @@ static void test_key_after_accept(void)
 	close(t);
 }
 
+/* A transform socket is one object with the op sockets accepted from it,
+ * wherever they are served: while an op socket that has its key lives
+ * (a hash's clone too, one a child process keeps after fork() too),
+ * another key on the transform socket is EBUSY; once they are closed it
+ * is allowed.  The name is used first: a process's later sockets of a
+ * name algd answered are its own until shared (local.c). */
+static void test_busy_while_ops_live(void)
+{
+	int t, fd;
+	for (int i = 0; i < 2; i++) {	/* the first instantiates the template: a new driver */
+		fd = afalg_op_socket("hash", "hmac(sha256)", k1, 16, &t);
+		close(fd);
+		close(t);
+	}
+	fd = afalg_op_socket("hash", "hmac(sha256)", k1, 16, &t);
+	ok(fd >= 0 && setsockopt(t, SOL_ALG, ALG_SET_KEY, k1, 16) < 0 && errno == EBUSY,
+	   "an op socket with its key lives: another key on the transform socket is EBUSY");
+	int clone = -1;
+	if (fd >= 0 && send(fd, "abc", 3, MSG_MORE) == 3)
+		clone = accept(fd, NULL, NULL);
+	close(fd);
+	ok(clone >= 0 && setsockopt(t, SOL_ALG, ALG_SET_KEY, k1, 16) < 0 && errno == EBUSY,
+	   "... and while a clone the op socket's accept() made lives");
+	close(clone);
+	ok(!setsockopt(t, SOL_ALG, ALG_SET_KEY, k1, 16), "... a key once they are closed");
+
+	fd = accept(t, NULL, NULL);
+	int p[2];
+	pid_t pid = fd >= 0 && !pipe(p) ? fork() : -1;
+	if (pid == 0) {
+		char c;
+		close(p[1]);
+		_exit(read(p[0], &c, 1) == 0 ? 0 : 1);	/* keeps fd until the parent says */
+	}
+	close(fd);
+	ok(pid > 0 && setsockopt(t, SOL_ALG, ALG_SET_KEY, k1, 16) < 0 && errno == EBUSY,
+	   "... an op socket closed here but kept by a child process after fork(): EBUSY");
+	int st = 0;
+	if (pid > 0) {
+		close(p[0]);
+		close(p[1]);
+		waitpid(pid, &st, 0);
+	}
+	ok(pid > 0 && WIFEXITED(st) && !setsockopt(t, SOL_ALG, ALG_SET_KEY, k1, 16),
+	   "... and a key once the child has exited");
+	close(t);
+}
+
 /* gcm(aes) with an all-zero key: iv's 16-byte plaintext pt and its
  * ciphertext and tag (OpenSSL). */
 static void gcm_seal(const uint8_t iv[12], const uint8_t pt[16], uint8_t ct_tag[32])
@@ -538,6 +586,23 @@ static int lifecycle(long n)
 		int fd = op_socket("hash", "sha256", NULL, 0);
 		bool good = fd >= 0 && write(fd, in, sizeof(in)) == sizeof(in) &&
 			    read(fd, d, sizeof(d)) == sizeof(d) && !memcmp(d, want, sizeof(want));
+		if (fd >= 0)
+			close(fd);
+		if (!good)
+			return 1;
+	}
+	return 0;
+}
+
+/* --lifecycle-cbc N: the same with cbc(aes) keyed before the accept, one
+ * block each (RFC 3602 case 1, every block checked). */
+static int lifecycle_cbc(long n)
+{
+	for (long i = 0; i < n; i++) {
+		uint8_t out[16];
+		int fd = op_socket("skcipher", "cbc(aes)", k1, 16);
+		bool good = fd >= 0 && send_op(fd, pt1, 16, 0) == 16 && read(fd, out, 16) == 16 &&
+			    !memcmp(out, ct1, 16);
 		if (fd >= 0)
 			close(fd);
 		if (!good)
@@ -806,6 +871,8 @@ int main(int argc, char **argv)
 		return loop_ossl_engine(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "--lifecycle"))
 		return lifecycle(atol(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "--lifecycle-cbc"))
+		return lifecycle_cbc(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "--probe"))
 		return probe(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "--loop-cbc"))
@@ -821,6 +888,7 @@ int main(int argc, char **argv)
 	test_shared_page();
 	test_cipher_page();
 	test_key_after_accept();
+	test_busy_while_ops_live();
 	aead_two_requests(false);
 	aead_two_requests(true);
 	test_own_segv();

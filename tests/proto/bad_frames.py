@@ -81,7 +81,7 @@ bad = [
     ("a length field smaller than the frame", frame(BIND, b"x" * 64, length=20)),
     ("an unknown message type", frame(30)),
     ("reply flags on a request", frame(ACCEPT, flags=1)),
-    ("the quiet flag on a request other than HELLO or BIND", frame(ACCEPT, flags=QUIET)),
+    ("the quiet flag on a request other than HELLO, BIND or SETSOCKOPT", frame(ACCEPT, flags=QUIET)),
     ("a non-zero reserved field", frame(ACCEPT, reserved=7)),
     ("a bind with a name length past the frame",
      frame(BIND, b"hash".ljust(14, b"\0") + struct.pack("=HIII", 0, 0, 0, 200) + b"sha1\0")),
@@ -118,7 +118,7 @@ fresh.send(frame(BIND, b"hash".ljust(14, b"\0") + struct.pack("=HIII", 0, 0, 0, 
 fresh.recv(64)
 check("new clients are served", sha1_abc(fresh) == "a9993e364706816aba3e25717850c26c9cd0d89d")
 
-# Requests sent ahead (UALG_HDR_QUIET on HELLO and BIND): a success has no
+# Requests sent ahead (UALG_HDR_QUIET on HELLO, BIND and SETSOCKOPT): a success has no
 # reply, the next request's shows it; a failure is answered, flagged quiet.
 q = connect(hello=False)
 q.send(frame(HELLO, struct.pack("=IHH", 0x55414C47, 1, 1), flags=QUIET))
@@ -136,6 +136,88 @@ r1, r2 = HDR.unpack(q.recv(64)[:HDR.size]), HDR.unpack(q.recv(64)[:HDR.size])
 check("a quiet BIND that fails: its reply, flagged quiet, with ENOENT, then the next request's (%s %s)"
       % (r1, r2), r1[1:4] == (BIND, REPLY | QUIET, -2) and r2[1] == POLL)
 q.close()
+
+# An op socket that is the client's own connection (ACCEPT_HERE: a bound
+# transform connection becomes the op socket accepted from it, its bind and
+# key sent ahead), and that op socket's transform reached again from a
+# fresh connection of the same uid (ATTACH_TFM, by the op socket's token).
+ACCEPT_HERE, ATTACH_TFM = 76, 77
+ENOENT, EBUSY, EINVAL = 2, 16, 22
+
+
+def bind_body(name):
+    return b"hash".ljust(14, b"\0") + struct.pack("=HIII", 0, 0, 0, len(name) + 1) + name + b"\0"
+
+
+def setkey(key, flags=0):
+    return frame(SETSOCKOPT, struct.pack("=iiIIII", 279, 1, len(key), 0, len(key), 0) + key, flags=flags)
+
+
+def answer(s, data):
+    s.send(data)
+    m = s.recv(4096)
+    return HDR.unpack(m[:HDR.size]), m[HDR.size:]
+
+
+def digest(op, data, n):
+    op.send(frame(SEND, struct.pack("=IIII", 0x04 | 0x08, 0, 0, 0) + data))
+    op.recv(64)
+    op.send(frame(RECV, struct.pack("=IIII", 0, n, n, 0)))
+    return op.recv(64)[HDR.size:].hex()
+
+
+h = connect()
+h.send(frame(BIND, bind_body(b"hmac(sha1)"), flags=QUIET))
+h.send(setkey(b"Jefe", flags=QUIET))
+r, body = answer(h, frame(ACCEPT_HERE))
+token = body[:16]
+check("a quiet BIND and key, then ACCEPT_HERE: ACCEPT's reply, no fd (%s, %d bytes)" % (r, len(body)),
+      r[1:4] == (ACCEPT_HERE, REPLY, 0) and len(body) == 176)
+check("... the connection is the op socket: HMAC-SHA1 of RFC 2202 case 2",
+      digest(h, b"what do ya want for nothing?", 20) == "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79")
+check("... ACCEPT_HERE again on it (an op socket now): EINVAL",
+      answer(h, frame(ACCEPT_HERE))[0][1:4] == (ACCEPT_HERE, REPLY, -EINVAL))
+t = connect()
+check("ATTACH_TFM with the op socket's token: 0", answer(t, frame(ATTACH_TFM, token))[0][3] == 0)
+r = answer(t, setkey(b"Jefe"))[0]
+check("... that connection is the transform: another key is EBUSY while the keyed op socket lives (%d)"
+      % r[3], r[1:4] == (SETSOCKOPT, REPLY, -EBUSY))
+h.close()
+r = answer(t, setkey(b"Jefe"))[0]
+check("... and 0 once the op socket is closed (%d)" % r[3], r[3] == 0)
+r, body = answer(t, frame(ACCEPT))
+check("... and op sockets are accepted from it", r[1:4] == (ACCEPT, REPLY, 0))
+t.close()
+u = connect()
+check("ATTACH_TFM with a token no op socket has: ENOENT",
+      answer(u, frame(ATTACH_TFM, b"\1" * 16))[0][1:4] == (ATTACH_TFM, REPLY, -ENOENT))
+check("ACCEPT_HERE on a connection never bound: EINVAL",
+      answer(u, frame(ACCEPT_HERE))[0][1:4] == (ACCEPT_HERE, REPLY, -EINVAL))
+r = answer(u, setkey(b"Jefe", flags=QUIET))[0]
+check("a quiet SETSOCKOPT that fails: its reply, flagged quiet (%s)" % (r,),
+      r[1:3] == (SETSOCKOPT, REPLY | QUIET) and r[3] < 0)
+r = answer(u, frame(ACCEPT_HERE, flags=QUIET))[0]
+check("a quiet ACCEPT_HERE that fails: its reply, flagged quiet, EINVAL (%s)" % (r,),
+      r[1:4] == (ACCEPT_HERE, REPLY | QUIET, -EINVAL))
+u.send(frame(BIND, bind_body(b"sha1")))
+u.recv(64)
+DESCRIBE = 64
+r, body = answer(u, frame(DESCRIBE))
+check("DESCRIBE of a bound transform socket: not an op socket, no token",
+      r[3] == 0 and struct.unpack_from("=I", body)[0] & 1 == 0 and body[24:40] == b"\0" * 16)
+w = connect()
+w.send(frame(BIND, bind_body(b"sha1"), flags=QUIET))
+w.send(frame(ACCEPT_HERE, flags=QUIET))
+r, body = answer(w, frame(DESCRIBE))
+check("a quiet ACCEPT_HERE that succeeds: no reply; DESCRIBE's says an op socket, with its token (%s)" % (r,),
+      r[1:4] == (DESCRIBE, REPLY, 0) and struct.unpack_from("=I", body)[0] & 1 and body[24:40] != b"\0" * 16)
+check("... and it hashes: SHA-1 of \"abc\"", digest(w, b"abc", 20) == "a9993e364706816aba3e25717850c26c9cd0d89d")
+w.close()
+check("ATTACH_TFM on a bound connection: EINVAL",
+      answer(u, frame(ATTACH_TFM, token))[0][1:4] == (ATTACH_TFM, REPLY, -EINVAL))
+check("ATTACH_TFM's body must be a token: a short one closes the connection",
+      closed_after(u, frame(ATTACH_TFM, b"\1" * 8)))
+u.close()
 
 
 def dump_from(s, start):
