@@ -114,14 +114,15 @@ static void sleep_ns(long ns)
 	nanosleep(&ts, NULL);
 }
 
-/* The mappings of algd's reply counters (one per socket served by algd). */
-static int reply_counters(void)
+/* The mappings of the pages algd shares with a socket it serves: its reply
+ * counter, alone or in its request page. */
+static int socket_pages(void)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
 	char line[512];
 	int n = 0;
 	while (f && fgets(line, sizeof(line), f))
-		n += strstr(line, "ualg-notify") != NULL;
+		n += strstr(line, "ualg-notify") || strstr(line, "ualg-fast");
 	if (f)
 		fclose(f);
 	return n;
@@ -136,16 +137,19 @@ static void *read_forever(void *arg)
 /* close() while another thread waits in read() on the socket: the read
  * goes on waiting, as on Linux (the file stays referenced); once that
  * thread is cancelled, the closed socket is released with all it held
- * (under algd, its reply counter's mapping). */
+ * (under algd, the pages it shares with algd). */
 static void blocked_reader(void)
 {
 	static const uint8_t key[16];
 	uint8_t in[16] = { 0 }, out[16];
-	int before = reply_counters();
+	int before = socket_pages();
 	int o = afalg_op_socket("skcipher", "cbc(aes)", key, sizeof(key), NULL);
-	bool good = o >= 0 && afalg_send_op(o, ALG_OP_ENCRYPT, in, sizeof(in), in, sizeof(in), 0) ==
-			      (ssize_t)sizeof(in) && read(o, out, sizeof(out)) == (ssize_t)sizeof(out);
-	const int mapped = reply_counters() - before;
+	bool good = o >= 0;
+	/* A few calls: algd's pages come from a socket's third data call on. */
+	for (int i = 0; good && i < 3; i++)
+		good = afalg_send_op(o, ALG_OP_ENCRYPT, in, sizeof(in), in, sizeof(in), 0) ==
+			       (ssize_t)sizeof(in) && read(o, out, sizeof(out)) == (ssize_t)sizeof(out);
+	const int mapped = socket_pages() - before;
 	pthread_t t;
 	void *res = NULL;
 	good = good && !pthread_create(&t, NULL, read_forever, &o);
@@ -160,10 +164,10 @@ static void blocked_reader(void)
 	}
 	ok(good, "close() under a thread waiting in read(): it waits on, and is cancelled");
 	if (mapped > 0)
-		ok(reply_counters() == before, "the closed socket is released when the waiting thread ends");
+		ok(socket_pages() == before, "the closed socket is released when the waiting thread ends");
 	else
 		printf("ok %d - the closed socket is released when the waiting thread ends "
-		       "# skip served in-process: no reply counter to see\n", ++tests);
+		       "# skip served in-process: no pages to see\n", ++tests);
 	fflush(stdout);
 }
 
