@@ -109,9 +109,8 @@ int afalg_tx_whole(const struct afalg_tx *tx, bool dontwait, const uint8_t **dat
 	return 0;
 }
 
-/* The checks af_alg_sendmsg() makes once per call, before any data. */
-/* af_alg_sendmsg()'s checks of a sendmsg()'s control data and of the
- * queue before its first part. */
+/* The checks af_alg_sendmsg() makes once per call, before any data:
+ * the control data, and the queue before its first part. */
 static int send_check(const struct afalg_tx *tx, const struct afalg_send *s, unsigned ivsize)
 {
 	if (s->ctl.present) {

@@ -106,15 +106,15 @@ static int aead_recv(struct alg_sock *op, uint8_t *out, size_t len, bool dontwai
 	return (int)p->done;
 }
 
-/* aead_recv() waits before an operation without a complete request, and
- * after one whose output left part of the buffer empty (the queue is
- * empty then), unless the operation failed: its first operation must
- * fill the buffer, or be refused for want of data. */
 static bool aead_send_ok(const struct alg_sock *op, const struct afalg_send *s)
 {
 	return afalg_tx_send_ok(afalg_tx_of(op), s, afalg_tfm(op)->alg->u.aead.ivsize);
 }
 
+/* aead_recv() waits before an operation without a complete request, and
+ * after one whose output left part of the buffer empty (the queue is
+ * empty then), unless the operation failed: its first operation must
+ * fill the buffer, or be refused for want of data. */
 static bool aead_ready(const struct alg_sock *op, bool send, size_t len)
 {
 	const struct afalg_tx *tx = afalg_tx_of(op);

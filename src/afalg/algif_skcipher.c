@@ -58,14 +58,14 @@ static int skcipher_recv(struct alg_sock *op, uint8_t *out, size_t len, bool don
 	return (int)p->done;
 }
 
-/* skcipher_recv()'s first round runs unless it would wait; a second
- * round, which would wait for more data, comes only when the buffer is
- * larger than the queue and the first round consumed some of it. */
 static bool skcipher_send_ok(const struct alg_sock *op, const struct afalg_send *s)
 {
 	return afalg_tx_send_ok(afalg_tx_of(op), s, afalg_tfm(op)->alg->u.skcipher.ivsize);
 }
 
+/* skcipher_recv()'s first round runs unless it would wait; a second
+ * round, which would wait for more data, comes only when the buffer is
+ * larger than the queue and the first round consumed some of it. */
 static bool skcipher_ready(const struct alg_sock *op, bool send, size_t len)
 {
 	const struct afalg_tx *tx = afalg_tx_of(op);
