@@ -274,6 +274,26 @@ void conn_close(struct conn *c)
 	closed_conns = c;
 }
 
+bool conn_resettable(const struct conn *c)
+{
+	return c->greeted && !c->ring && !c->parked && !c->chan_next && !c->busy;
+}
+
+void conn_reset(struct conn *c, struct alg_sock *sk)
+{
+	afalg_sock_put(c->sk);
+	payload_drop(c);
+	notify_drop(c);
+	fast_serve_drop(c);
+	conn_rest_drop(c);
+	c->sk = sk;
+	c->sending = false;
+	c->has_token = false;
+	ualg_wipe(c->token, sizeof(c->token));
+	c->fast_seen = 0;
+	c->fast_serving = c->fast_answered = c->fast_kicked = c->fast_hot = false;
+}
+
 void conn_pause(struct conn *c)
 {
 	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);

@@ -109,6 +109,12 @@ struct conn *conn_add(int fd, struct client *cl, struct alg_sock *sk, bool greet
  * ring needs its lock: while the ring's worker has it, c is paused (busy)
  * and closed once the worker steps aside (offload_close_deferred()). */
 void conn_close(struct conn *c);
+/* Releases c's socket, payload area, pages and the rest of an answer,
+ * as conn_close() does, and makes c a connection to sk, a fresh socket
+ * (proto.h, RESET).  Not on a connection with a ring, a parked request or
+ * channels: the caller checks (conn_resettable()). */
+bool conn_resettable(const struct conn *c);
+void conn_reset(struct conn *c, struct alg_sock *sk);
 /* Takes c out of the epoll set while it is busy, and back: frames its
  * clients send meanwhile wait in its socket, in order. */
 void conn_pause(struct conn *c);

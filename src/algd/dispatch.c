@@ -194,6 +194,19 @@ static int on_accept_here(struct conn *c, size_t len, bool quiet)
 	return accepted(c, c, UALG_MSG_ACCEPT_HERE, -1, quiet);
 }
 
+/* The connection's socket closes and a fresh one takes its place
+ * (proto.h); no reply. */
+static int on_reset(struct conn *c, size_t len)
+{
+	if (ualg_decode_empty(len) || !conn_resettable(c))
+		return -1;
+	struct alg_sock *sk = afalg_sock_new();
+	if (!sk)
+		return -1;
+	conn_reset(c, sk);
+	return 0;
+}
+
 /* A live op socket of the caller's uid named by its token, or NULL. */
 static struct conn *op_of_token(const struct conn *c, const uint8_t token[UALG_TOKEN_BYTES])
 {
@@ -445,6 +458,7 @@ static int dispatch_frame(struct dispatcher *d, struct conn *c, const uint8_t *f
 	case UALG_MSG_DESCRIBE: return on_describe(c, blen);
 	case UALG_MSG_ATTACH: return on_attach(c, body, blen);
 	case UALG_MSG_ATTACH_TFM: return on_attach_tfm(c, body, blen);
+	case UALG_MSG_RESET: return on_reset(c, blen);
 	case UALG_MSG_SNDBUF: return on_sndbuf(d, c, body, blen);
 	case UALG_MSG_ENGINE:
 	case UALG_MSG_ADOPT: return on_engine(c, h.type, body, blen);

@@ -81,6 +81,7 @@ enum ualg_msg_type {
 	UALG_MSG_CONTROL_SETUP = 75,	/* any connection: the control page (below) */
 	UALG_MSG_ACCEPT_HERE = 76,	/* bound transform socket: becomes its op socket (below) */
 	UALG_MSG_ATTACH_TFM = 77,	/* fresh connection: the transform of an op socket (below) */
+	UALG_MSG_RESET = 78,	/* the connection's socket closed: it is a fresh one (below) */
 	UALG_MSG_RING_SETUP = 80,	/* native API: create this connection's ring */
 	UALG_MSG_RING_OPEN,	/* open a transform by name: result is its id */
 	UALG_MSG_RING_SETKEY,	/* set a transform's key (kept in algd) */
@@ -237,6 +238,13 @@ struct ualg_attach {
  * sockets' tokens: the program hands its transform socket to algd (fork,
  * execve, a call only algd answers) with the op sockets accepted from it,
  * as the kernel's sockets share it. */
+
+/* RESET (empty body, no reply) closes the connection's socket as the
+ * connection's end would, and leaves it a fresh transform socket of the
+ * same opener, greeted, bound to nothing: a program may keep a connection
+ * its op socket was and make its next socket on it.  Refused (the
+ * connection ends) on a connection that is another's channel or has
+ * channels, a ring or a request waiting. */
 
 /* DESCRIBE reply (result 0): lets a program that inherited the fd across
  * execve (which empties the shim's fd table) adopt it again. */

@@ -675,6 +675,8 @@ static void settle(int fd, struct afd *a)
 		if (!n)
 			n = recv_reply(a, fd, XC_OTHER, &x, &h, false, PTHREAD_CANCEL_DISABLE);
 		a->expect[XC_OTHER] = 0;
+		if (n <= 0)
+			a->poolable = false;
 		if (n <= 0 && !a->behind_err)
 			a->behind_err = ECONNRESET;	/* algd went away: the next call says so */
 		behind_done(a);
@@ -1012,6 +1014,8 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	if (fast && !a->behind && !others_in_flight(a, -1) && fast_usable(a, x)) {
 		ssize_t n = fast_xact(a, fd, x, &h);
 		if (n != FAST_DECLINED) {
+			if (n < (ssize_t)sizeof(h))
+				a->poolable = false;
 			if (n >= (ssize_t)sizeof(h))
 				note_send_result(a, x, atomic_load(&key_epoch), h.result);
 			pthread_mutex_unlock(&a->lock);
@@ -1022,6 +1026,7 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	if (x->ahead && fd == own && !others_in_flight(a, -1) && a->behind < BEHIND_MAX) {
 		r = send_frame(fd, x->type, UALG_HDR_QUIET, x->parts, x->nparts);
 		if (r) {
+			a->poolable = false;
 			r = ahead_failed(a, fd, r);
 		} else {
 			a->owed++;
@@ -1042,6 +1047,7 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 		x->behind->flags |= UALG_SEND_QUIET;
 	r = client_send(fd, x->type, x->parts, x->nparts);
 	if (r) {
+		a->poolable = false;
 		if (a->owed)
 			r = ahead_failed(a, fd, r);
 		pthread_mutex_unlock(&a->lock);
@@ -1062,6 +1068,8 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	ssize_t n = recv_cancellable(&ab, &h, cancel_state);
 	if (n == -EINTR)
 		n = cancel_wait(a, fd, cls, x, &h);
+	if (n < (ssize_t)sizeof(h))
+		a->poolable = false;	/* its reply may still come: never a new socket's */
 	if (n >= (ssize_t)sizeof(h) && (h.flags & UALG_HDR_REPLY)) {
 		note_send_result(a, x, epoch, h.result);
 		if (sends_behind && !a->behind_err)

@@ -34,6 +34,7 @@ EXPORT int close(int fd)
 	struct afd *a = afd_is_ours(fd) ? afd_get(fd) : NULL;
 	if (a) {
 		client_before_close(fd, a);
+		pool_keep(fd, a);
 		afd_put(a);
 	}
 	afd_untrack(fd);

@@ -110,6 +110,7 @@ void afd_put(struct afd *a)
 
 void afd_release(struct afd *a)
 {
+	pool_put(a);
 	if (a->nl_peer >= 0)
 		real.close(a->nl_peer);
 	shm_forget(a);
@@ -186,6 +187,7 @@ struct afd *afd_track(int fd, enum afd_kind kind)
 	atomic_fetch_add_explicit(&live, 1, memory_order_relaxed);
 	a->gen = client_gen();
 	a->nl_peer = -1;
+	a->pool_fd = -1;
 	atomic_store_explicit(&a->refs, 2, memory_order_release);	/* the table's and the caller's */
 	set_slot(fd, a);
 	return a;

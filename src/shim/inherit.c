@@ -172,6 +172,7 @@ static void pass_one(int fd)
 	struct afd *a = afd_get(fd);
 	if (!a)
 		return;
+	a->poolable = false;	/* another process has the connection */
 	if (!local_share(a))	/* one algd cannot take stays the sender's */
 		inproc_handover_of(a);
 	afd_put(a);

@@ -426,29 +426,24 @@ static bool answer_stands(int r)
 	       r == -ECONNRESET;
 }
 
-/* An op socket algd serves (UALG_ENGINE=algd), of a local transform
- * socket: a connection of the program's own, with the transform's bind,
- * key by value and tag length sent ahead on it, which algd turns into the
- * op socket (proto.h, ACCEPT_HERE, sent ahead too: the twin knows what
- * its reply would say, and a failure is the socket's next call's answer,
- * as a bind's sent ahead).  One connection and no wait.  Where
- * it cannot be (an op socket accepted before the key, which the key set
- * later must reach; algd answering otherwise than the twin), false: the
- * transform socket goes to algd, which answers. */
-static bool accept_in_algd(struct afd *parent, struct sockaddr *addr, int flags, int *ret)
+static int accept_on(struct afd *parent, struct sockaddr *addr, int flags, bool reuse,
+		     bool *reused)
 {
-	bool owed;
-	int nfd = client_connect_ahead(flags, &owed);
+	struct pool_conn pc;
+	pool_connect(flags, reuse, &pc);
+	*reused = pc.reused;
+	const int nfd = pc.fd;
 	struct afd *op = nfd >= 0 ? afd_track(nfd, AFD_OP) : NULL;
 	if (!op) {
 		if (nfd >= 0)
 			real.close(nfd);
-		*ret = fail(nfd < 0 ? -nfd : ENOMEM);
-		return true;
+		return nfd < 0 ? nfd : -ENOMEM;
 	}
 	op->type = parent->type;
+	op->poolable = pc.poolable;
+	op->creds = pc.creds;
 	atomic_store(&op->nonblock, (flags & SOCK_NONBLOCK) != 0);
-	if (owed)
+	if (pc.owed)
 		client_owe_hello(op);
 	/* __sys_accept4_file() asks the new socket for its name, which
 	 * AF_ALG op sockets cannot give: the socket is dropped again. */
@@ -478,12 +473,38 @@ static bool accept_in_algd(struct afd *parent, struct sockaddr *addr, int flags,
 	if (!r) {
 		atomic_store(&op->fresh, op->type == ALG_TYPE_SKCIPHER || op->type == ALG_TYPE_AEAD);
 		afd_put(op);
-		*ret = nfd;
-		return true;
+		return nfd;
 	}
+	op->poolable = false;
 	afd_untrack(nfd);
 	afd_put(op);
 	real.close(nfd);
+	return r;
+}
+
+/* An op socket algd serves (UALG_ENGINE=algd), of a local transform
+ * socket: a connection of the program's own (a kept one, pool.c, or a new
+ * one), with the transform's bind, key by value and tag length sent ahead
+ * on it, which algd turns into the op socket (proto.h, ACCEPT_HERE, sent
+ * ahead too: the twin knows what its reply would say, and a failure is
+ * the socket's next call's answer, as a bind's sent ahead).  One
+ * connection at most and no wait.  A kept connection that fails (algd
+ * restarted meanwhile) gives way to a new one.  Where it cannot be (an
+ * op socket accepted before the key, which the key set later must reach;
+ * algd answering otherwise than the twin), false: the transform socket
+ * goes to algd, which answers. */
+static bool accept_in_algd(struct afd *parent, struct sockaddr *addr, int flags, int *ret)
+{
+	bool reused;
+	int r = accept_on(parent, addr, flags, true, &reused);
+	if (r < 0 && r != -ECONNABORTED && reused)
+		r = accept_on(parent, addr, flags, false, &reused);
+	if (r >= 0) {
+		*ret = r;
+		return true;
+	}
+	if (r == -EAFNOSUPPORT)
+		r = -ECONNRESET;	/* no algd now: as a socket it held answers */
 	if (r == -EAGAIN || (r != -ECONNABORTED && !answer_stands(r)))
 		return false;
 	*ret = fail(-r);

@@ -37,4 +37,5 @@ __attribute__((constructor)) static void shim_init(void)
 	shim_adopt_inherited();
 	inproc_init();
 	local_init();
+	pool_init();
 }

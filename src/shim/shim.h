@@ -50,6 +50,15 @@ struct afd_ops;
 /* One emulated socket; every fd that refers to it (dup) shares it.
  * Entries are never freed, only recycled (fdtable.c), so that refs can be
  * tried on one another thread just dropped. */
+/* What algd knows of a connection's opener (SO_PEERCRED, SO_PEERGROUPS). */
+#define POOL_GROUPS_MAX 16
+struct pool_creds {
+	uid_t uid;
+	gid_t gid;
+	int ngroups;
+	gid_t groups[POOL_GROUPS_MAX];
+};
+
 struct afd {
 	/* References: each fd in the table, and each call in progress
 	 * (afd_get); the last afd_put() releases the socket. */
@@ -140,6 +149,12 @@ struct afd {
 	pid_t chan_pid;
 	int chan_fd;
 	ino_t chan_ino;
+	/* An op socket that is a connection this process made (local.c),
+	 * kept for the next one when closed (pool.c): the credentials it
+	 * was made with, and its duplicate from close() until released. */
+	atomic_bool poolable;
+	struct pool_creds creds;
+	int pool_fd;
 };
 
 /* fd's socket with a reference the caller drops with afd_put(), or NULL
@@ -313,6 +328,29 @@ unsigned client_gen(void);	/* the socket's last fd here closed */
 long shim_cancellable(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
 /* Connects a new transform socket to algd (blocking, after HELLO). */
 int client_connect(int type_flags);
+
+/* pool.c: connections kept for the next op socket (UALG_ENGINE=algd).
+ * pool_creds_now(): this process's credentials, false with more groups
+ * than a connection records.  pool_keep(), in close() of a's last fd:
+ * duplicates fd when a may be kept.  pool_put(), when a is released: sends
+ * RESET on that duplicate and keeps it, or closes it.  pool_take(): a kept
+ * connection as a new fd with accept()'s flags, and its opener's
+ * credentials; -1: none.  pool_drop_all() closes them. */
+bool pool_creds_now(struct pool_creds *c);
+/* A connection for an op socket algd serves: a kept one when reuse and
+ * there is one, else a new one (client_connect_ahead(): fd, or -errno,
+ * and owed); poolable: whether it may be kept when closed. */
+struct pool_conn {
+	int fd;
+	bool owed, reused, poolable;
+	struct pool_creds creds;
+};
+void pool_connect(int type_flags, bool reuse, struct pool_conn *c);
+void pool_keep(int fd, struct afd *a);
+void pool_put(struct afd *a);
+int pool_take(int type_flags, struct pool_creds *creds);
+void pool_drop_all(void);
+void pool_init(void);
 
 /* sysmode.c: whether AF_ALG and NETLINK_CRYPTO sockets are emulated in
  * this process (ualg-run: yes; system-wide preload: as preload.conf says),

@@ -594,20 +594,26 @@ static int lifecycle(long n)
 	return 0;
 }
 
+/* One one-shot use of cbc(aes), keyed before the accept: whether it gave
+ * RFC 3602 case 1's ciphertext. */
+static bool one_shot_cbc(void)
+{
+	uint8_t out[16];
+	int fd = op_socket("skcipher", "cbc(aes)", k1, 16);
+	bool good = fd >= 0 && send_op(fd, pt1, 16, 0) == 16 && read(fd, out, 16) == 16 &&
+		    !memcmp(out, ct1, 16);
+	if (fd >= 0)
+		close(fd);
+	return good;
+}
+
 /* --lifecycle-cbc N: the same with cbc(aes) keyed before the accept, one
  * block each (RFC 3602 case 1, every block checked). */
 static int lifecycle_cbc(long n)
 {
-	for (long i = 0; i < n; i++) {
-		uint8_t out[16];
-		int fd = op_socket("skcipher", "cbc(aes)", k1, 16);
-		bool good = fd >= 0 && send_op(fd, pt1, 16, 0) == 16 && read(fd, out, 16) == 16 &&
-			    !memcmp(out, ct1, 16);
-		if (fd >= 0)
-			close(fd);
-		if (!good)
+	for (long i = 0; i < n; i++)
+		if (!one_shot_cbc())
 			return 1;
-	}
 	return 0;
 }
 
@@ -631,6 +637,48 @@ static int probe(long n)
 		}
 	}
 	return 0;
+}
+
+/* ---- connections kept for the next op socket (UALG_ENGINE=algd) ----- */
+
+/* A process with closed op sockets behind it forks, and parent and child
+ * each make one-shot uses at once: each its own sockets, never one on a
+ * connection the other uses (a reply read by the wrong process would be
+ * a wrong result or a hang, which the alarm ends). */
+static void test_kept_after_fork(void)
+{
+	const int n = RUNNING_ON_VALGRIND ? 20 : 200;
+	bool before = true;
+	for (int i = 0; i < 3; i++)
+		before = one_shot_cbc() && before;
+	int p[2];
+	if (pipe(p)) {
+		ok(0, "fork after closed op sockets: pipe: %s", strerror(errno));
+		return;
+	}
+	alarm(120);
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* The answer goes back on the pipe: under valgrind a child's
+		 * exit status also counts the errors it inherited. */
+		int bad = 0;
+		for (int i = 0; i < n; i++)
+			bad += !one_shot_cbc();
+		_exit(write(p[1], &bad, sizeof(bad)) == sizeof(bad) ? 0 : 1);
+	}
+	close(p[1]);
+	int bad = 0, child_bad = -1;
+	for (int i = 0; i < n; i++)
+		bad += !one_shot_cbc();
+	if (pid < 0 || read(p[0], &child_bad, sizeof(child_bad)) != sizeof(child_bad))
+		child_bad = -1;
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	alarm(0);
+	close(p[0]);
+	ok(before && !bad && !child_bad,
+	   "fork after closed op sockets: parent and child make %d one-shot cbc(aes) uses each at "
+	   "once, all right (wrong: the parent's %d, the child's %d)", n, bad, child_bad);
 }
 
 /* ---- vfork: the child's execve() leaves the parent's sockets alone --- */
@@ -702,6 +750,8 @@ static void test_pass_fd(void)
 		int fd = -1;
 		if (recvmsg(sp[1], &m, 0) == 1 && CMSG_FIRSTHDR(&m))
 			memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof(fd));
+		if (recv(sp[1], &c, 1, 0) != 1)	/* the parent's go */
+			fd = -1;
 		/* The answer goes back on the pair: under valgrind a child's
 		 * exit status also counts the errors it inherited. */
 		const char res = fd < 0 ? 2 : write(fd, "c", 1) != 1 ? 3 : read(fd, d, sizeof(d)) != sizeof(d) ? 4 :
@@ -721,6 +771,15 @@ static void test_pass_fd(void)
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &op, sizeof(op));
 	sent = sent && sendmsg(sp[0], &m, 0) == 1;
+	/* The sender's fd closes, and new op sockets come, before the child
+	 * goes on: the connection is the child's now, never the next one's. */
+	if (op >= 0)
+		close(op);
+	op = -1;
+	bool uses = true;
+	for (int i = 0; i < 3; i++)
+		uses = one_shot_cbc() && uses;
+	sent = sent && send(sp[0], "g", 1, 0) == 1;
 	char res = -1;
 	if (!sent || recv(sp[0], &res, 1, 0) != 1)
 		res = -1;
@@ -728,11 +787,10 @@ static void test_pass_fd(void)
 		kill(pid, SIGKILL);
 	if (pid > 0)
 		waitpid(pid, NULL, 0);
-	ok(sent && res == 0,
+	ok(sent && res == 0 && uses,
 	   "SCM_RIGHTS: a hash op socket passed mid-stream to another process, which finishes it "
-	   "(sent %d, the child's step %d)", sent, res);
-	if (op >= 0)
-		close(op);
+	   "after the sender closed it and made new op sockets (sent %d, the child's step %d, "
+	   "the new sockets' results %d)", sent, res, uses);
 	close(sp[0]);
 	close(sp[1]);
 }
@@ -894,6 +952,7 @@ int main(int argc, char **argv)
 	test_own_segv();
 	test_vfork();
 	test_pass_fd();
+	test_kept_after_fork();
 	test_decisions();
 	test_nokey_kept_in_algd();
 	test_msg_keyed();

@@ -219,6 +219,52 @@ check("ATTACH_TFM's body must be a token: a short one closes the connection",
       closed_after(u, frame(ATTACH_TFM, b"\1" * 8)))
 u.close()
 
+# RESET: the connection's socket closes, as at the connection's end, and
+# the connection is a fresh transform socket of the same opener (the shim
+# keeps such a connection for its next op socket).
+RESET, ATTACH, ENOKEY = 78, 74, 126
+
+
+def send_result(op, data):
+    op.send(frame(SEND, struct.pack("=IIII", 0x04, 0, 0, 0) + data))
+    return HDR.unpack(op.recv(64)[:HDR.size])[3]
+
+
+v = connect()
+v.send(frame(BIND, bind_body(b"hmac(sha1)"), flags=QUIET))
+v.send(setkey(b"Jefe", flags=QUIET))
+vtoken = answer(v, frame(ACCEPT_HERE))[1][:16]
+check("RESET: an HMAC-SHA1 op socket first (RFC 2202 case 2)",
+      digest(v, b"what do ya want for nothing?", 20) == "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79")
+v.send(frame(RESET))
+r, body = answer(v, frame(DESCRIBE))
+check("... RESET has no reply; DESCRIBE's then says an unbound transform socket, no token (%s)" % (r,),
+      r[1:4] == (DESCRIBE, REPLY, 0) and struct.unpack_from("=I", body)[0] & 3 == 0 and
+      body[24:40] == b"\0" * 16)
+x = connect()
+check("... the old op socket's token names nothing: ATTACH_TFM with it is ENOENT",
+      answer(x, frame(ATTACH_TFM, vtoken))[0][1:4] == (ATTACH_TFM, REPLY, -ENOENT))
+x.close()
+v.send(frame(BIND, bind_body(b"hmac(sha1)"), flags=QUIET))
+v.send(frame(ACCEPT_HERE, flags=QUIET))
+check("... bound again to hmac(sha1), its op socket has no key: a send is ENOKEY (the key went with "
+      "the old socket)", send_result(v, b"abc") == -ENOKEY)
+v.send(frame(RESET))
+v.send(frame(BIND, bind_body(b"sha1"), flags=QUIET))
+check("... RESET again, bound to sha1: its op socket hashes SHA-1 of \"abc\"",
+      answer(v, frame(ACCEPT_HERE))[0][3] == 0 and
+      digest(v, b"abc", 20) == "a9993e364706816aba3e25717850c26c9cd0d89d")
+check("RESET with a body closes the connection", closed_after(v, frame(RESET, b"\0" * 4)))
+y = connect()
+y.send(frame(BIND, bind_body(b"sha1"), flags=QUIET))
+ytoken = answer(y, frame(ACCEPT_HERE))[1][:16]
+z = connect()
+check("RESET on another op socket's channel: ATTACH, then RESET closes that connection",
+      answer(z, frame(ATTACH, ytoken))[0][3] == 0 and closed_after(z, frame(RESET)))
+check("... and the op socket itself still hashes", digest(y, b"abc", 20) == "a9993e364706816aba3e25717850c26c9cd0d89d")
+y.close()
+check("RESET before HELLO closes the connection", closed_after(connect(hello=False), frame(RESET)))
+
 
 def dump_from(s, start):
     """One ALG_DUMP page from record start on: the reply's count."""

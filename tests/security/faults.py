@@ -98,13 +98,14 @@ class Algd:
         return dict(os.environ, UALG_SOCKET=self.path)
 
 
-def client(algd, code, *args, user=None):
-    """A Python client process under the shim (inherited LD_PRELOAD)."""
+def client(algd, code, *args, user=None, env=None):
+    """A Python client process under the shim (inherited LD_PRELOAD), with
+    env's variables added."""
     pre = (lambda: (os.setgroups([]), os.setgid(user), os.setuid(user))) if user else None
     # Another uid may not reach this interpreter (e.g. under /root).
     python = "/usr/bin/python3" if user and os.path.exists("/usr/bin/python3") else sys.executable
     return subprocess.Popen([python, "-c", CLIENT_LIB + code] + [str(a) for a in args],
-                            env=algd.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            env=dict(algd.env(), **(env or {})), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, preexec_fn=pre)
 
 
@@ -199,6 +200,35 @@ say("ring", rc if rc else lib.ualg_ring_open_tfm(ring, b"aead", b"gcm(aes)", Non
 '''
 
 
+SWITCH_CLIENT = r'''
+def one_shot():
+    s = tfm("skcipher", "cbc(aes)", b"k" * 16)
+    try:
+        op, _ = s.accept()
+        op.sendmsg_afalg([b"x" * 16], op=socket.ALG_OP_ENCRYPT, iv=b"\0" * 16)
+        op.recv(16)
+        op.close()
+    finally:
+        s.close()
+def become(uid):
+    os.seteuid(0)
+    os.setgroups([])
+    os.setresgid(uid, uid, 0)
+    os.setresuid(uid, uid, 0)
+def use():
+    try:
+        one_shot()
+        say(0)
+    except OSError as e:
+        say(e.errno)
+become(4242)
+for _ in range(3):
+    use()
+become(4243)
+use()
+'''
+
+
 def test_alg_policy():
     for spec in ["aes", "=uid:1", "aes=", "a b=uid:1", "aes=uid:x", "x" * 128 + "=uid:1"]:
         p = subprocess.run([ALGD, "--socket", os.path.join(TMP, "never", "s"), "--alg-allow", spec],
@@ -223,6 +253,11 @@ def test_alg_policy():
         # ualg_ring_open_tfm answers -errno, or the transform's id (>= 0).
         ok = (int(ring) >= 0) if uid == 4242 else (ring == str(-A))
         check(f"uid {uid}: the native ring's open of gcm(aes) as the rules say ({ring})", ok)
+    # A connection the shim keeps for its next op socket is its opener's:
+    # once the process is another uid, a new op socket is not made on it.
+    out = client(algd, SWITCH_CLIENT, env={"UALG_ENGINE": "algd"}).communicate(timeout=60)[0]
+    check("a process that was uid 4242 and is now 4243: cbc(aes) one-shot use allowed, then "
+          f"refused ({out.split()})", out.split() == ["0", "0", "0", str(A)], out)
     algd.stop()
 
 
@@ -274,6 +309,16 @@ def test_sigkill_clients(algd):
 
 RESTART_CLIENT = r'''
 import errno, select
+def one_shot():
+    t = tfm("hash", "sha256")
+    o, _ = t.accept()
+    o.sendall(b"abc")
+    d = o.recv(64)
+    o.close()
+    t.close()
+    return d
+for _ in range(3):              # connections the shim keeps (UALG_ENGINE=algd)
+    one_shot()
 h = tfm("hash", "sha256")
 op, _ = h.accept()
 say("ready")
@@ -287,14 +332,23 @@ for what, call in [("send", lambda: op.send(b"abc")), ("recv", lambda: op.recv(6
     except OSError as e:
         say(what, "errno", errno.errorcode.get(e.errno, e.errno))
 sys.stdin.readline()            # algd has been restarted
-n = tfm("hash", "sha256"); o, _ = n.accept(); o.sendall(b"abc")
-say("new", o.recv(64).hex())
+say("new", one_shot().hex())
+'''
+
+# Only uses before algd is killed, and one after it is back: the first
+# new socket meets the connection the shim kept (UALG_ENGINE=algd), dead.
+RESTART_KEPT_CLIENT = RESTART_CLIENT.split("h = tfm(")[0] + r'''
+say("ready")
+sys.stdin.readline()            # algd has been killed and restarted
+say("new", one_shot().hex())
 '''
 
 
-def test_restart(algd):
-    procs = [client(algd, RESTART_CLIENT) for _ in range(3)]
-    ready = all(p.stdout.readline().strip() == "ready" for p in procs)
+def test_restart(algd, engine=None):
+    env = {"UALG_ENGINE": engine} if engine else None
+    procs = [client(algd, RESTART_CLIENT, env=env) for _ in range(3)]
+    kept = client(algd, RESTART_KEPT_CLIENT, env=env)
+    ready = all(p.stdout.readline().strip() == "ready" for p in procs + [kept])
     algd.kill()
     outs = []
     for p in procs:
@@ -304,11 +358,11 @@ def test_restart(algd):
         lines = [p.stdout.readline().strip() for _ in range(4)]
         outs.append(lines)
     algd.start()
-    for p in procs:
+    for p in procs + [kept]:
         p.stdin.write("\n")
         p.stdin.flush()
     finals = []
-    for p in procs:
+    for p in procs + [kept]:
         try:
             finals.append(p.communicate(timeout=30)[0].strip())
         except subprocess.TimeoutExpired:
@@ -316,20 +370,23 @@ def test_restart(algd):
             finals.append("hang")
     clean = {"EPIPE", "ECONNRESET", "ENOTCONN", "EBADF"}
     # An op socket the program serves itself (the in-process engine)
-    # needs algd no more: it hashes on; the transform socket fails, but for
-    # a key, which is EBUSY first, as in the kernel, while that op socket,
-    # having used the transform, lives (the program knows it).
+    # needs algd no more: it hashes on, and its transform socket, kept in
+    # the program since the uses before it, accepts more.  A key on that
+    # transform socket (in the program under both engines) is EBUSY
+    # first, as in the kernel, while the op socket lives.
     served = {"send returned 3", "recv returned %r" % hashlib.sha256(b"abc").digest()}
-    inproc = os.environ.get("UALG_ENGINE", "auto") != "algd"
+    engine = engine or os.environ.get("UALG_ENGINE", "auto")
+    inproc = engine != "algd"
     ok = ready and all(len(lines) == 4 and all(
         (l.split()[1] == "errno" and l.split()[2] in clean) or l == "recv returned b''" or
-        (inproc and i < 2 and l in served) or (inproc and i == 3 and l == "setkey errno EBUSY")
+        (inproc and i < 2 and l in served) or (inproc and i == 2 and l == "accept returned a socket") or
+        (i == 3 and l == "setkey errno EBUSY")
         for i, l in enumerate(lines)) for lines in outs)
-    check("after algd is killed, held sockets fail with EPIPE/ECONNRESET or EOF (in-process op "
-          "sockets work on), no hang", ok, repr(outs[0]))
+    check(f"engine {engine}: after algd is killed, held sockets fail with EPIPE/ECONNRESET or EOF "
+          "(in-process op sockets work on), no hang", ok, repr(outs[0]))
     want = "new " + hashlib.sha256(b"abc").hexdigest()
-    check("after algd restarts, new sockets in the same processes work",
-          all(f == want for f in finals), repr(finals))
+    check(f"engine {engine}: after algd restarts, new sockets in the same processes work (the "
+          "connections kept from before it are given up)", all(f == want for f in finals), repr(finals))
 
 
 # ---- many sockets ---------------------------------------------------------
@@ -477,6 +534,16 @@ def scan(pid, needles):
     return hits
 
 
+def scan_allowed(pid):
+    """Whether this run may read pid's memory (a skip said where not)."""
+    try:
+        scan(pid, [b"probe"])
+        return True
+    except OSError as e:
+        skip(f"scan of algd's memory ({e.strerror}; needs root)")
+        return False
+
+
 KEY_CLIENT = r'''
 key = bytes.fromhex(sys.argv[1])
 s = tfm("skcipher", "cbc(aes)", key); op, _ = s.accept()
@@ -488,10 +555,7 @@ sys.stdin.readline()
 
 
 def test_key_scan(algd):
-    try:
-        scan(algd.pid, [b"probe"])
-    except OSError as e:
-        skip(f"scan of algd's memory ({e.strerror}; needs root)")
+    if not scan_allowed(algd.pid):
         return
     base = algd.fds()
     key = os.urandom(32)
@@ -512,6 +576,42 @@ def test_key_scan(algd):
           algd.fds() == base and after == [], repr(after))
 
 
+KEPT_KEY_CLIENT = r'''
+key = bytes.fromhex(sys.argv[1])
+def one_shot(k):
+    s = tfm("skcipher", "cbc(aes)", k)
+    op, _ = s.accept()
+    op.sendmsg_afalg([b"q" * 16], op=socket.ALG_OP_ENCRYPT, iv=b"\1" * 16)
+    op.recv(16)
+    op.close()
+    s.close()
+one_shot(b"\0" * 32)    # the first bind asks algd; later op sockets are the program's connections
+one_shot(key)
+say("closed")
+sys.stdin.readline()
+'''
+
+
+def test_key_kept_connection(algd):
+    """Under UALG_ENGINE=algd the shim keeps an op socket's connection for
+    its next one: the closed socket's key goes as the connection's end
+    would take it."""
+    if not scan_allowed(algd.pid):
+        return
+    base = algd.fds()
+    key = os.urandom(32)
+    p = client(algd, KEPT_KEY_CLIENT, key.hex(), env={"UALG_ENGINE": "algd"})
+    ready = p.stdout.readline().strip() == "closed"
+    gone = wait_for(lambda: not scan(algd.pid, [key, key[:16], key[16:]]), timeout=5)
+    kept = algd.fds() - base
+    check("a client closed its sockets and keeps their connection for the next (algd holds it: "
+          f"{kept}): no part of the key is anywhere in algd's memory", ready and kept == 1 and gone,
+          repr(scan(algd.pid, [key, key[:16], key[16:]])))
+    p.stdin.write("\n")
+    p.stdin.flush()
+    p.wait()
+
+
 HMAC_KEY_CLIENT = r'''
 key = bytes.fromhex(sys.argv[1])
 h = tfm("hash", "hmac(sha256)", key)
@@ -528,10 +628,7 @@ def test_key_first_call():
     may still be.  A fresh algd, so that the call is its first."""
     algd = Algd("firstcall")
     try:
-        try:
-            scan(algd.pid, [b"probe"])
-        except OSError as e:
-            skip(f"scan of algd's memory ({e.strerror}; needs root)")
+        if not scan_allowed(algd.pid):
             return
         key = os.urandom(32)
         p = client(algd, HMAC_KEY_CLIENT, key.hex())
@@ -560,10 +657,11 @@ def main():
     try:
         for test in [lambda: test_confinement(algd), test_bad_allow_lists, test_policy,
                      test_alg_policy,
-                     lambda: test_key_scan(algd), test_key_first_call,
+                     lambda: test_key_scan(algd), lambda: test_key_kept_connection(algd),
+                     test_key_first_call,
                      lambda: test_sigkill_clients(algd),
                      test_limit, lambda: test_many(algd), lambda: test_slow_reader(algd),
-                     lambda: test_restart(algd)]:
+                     lambda: test_restart(algd), lambda: test_restart(algd, "algd")]:
             try:
                 test()
             except Exception as e:  # a crash is a failure, and the rest still run
