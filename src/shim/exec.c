@@ -21,6 +21,7 @@ static void before_sharing(void)
 	local_share_all();
 	client_settle_all();
 	inproc_handover_all();
+	pool_before_sharing();
 }
 
 #define NEXT(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))

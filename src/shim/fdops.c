@@ -96,6 +96,11 @@ static int do_fcntl(int fd, int cmd, va_list ap)
 		devcrypto_dup(fd, r);
 	if (a && cmd == F_SETFL)
 		atomic_store(&a->nonblock, ((int)(intptr_t)arg & O_NONBLOCK) != 0);
+	/* Other state of the open file (O_ASYNC, an owner, a lease) would
+	 * stay with a connection kept for the next socket (pool.c). */
+	if (a && cmd != F_GETFD && cmd != F_SETFD && cmd != F_GETFL && cmd != F_DUPFD &&
+	    cmd != F_DUPFD_CLOEXEC && (cmd != F_SETFL || ((int)(intptr_t)arg & ~(O_NONBLOCK | O_ACCMODE))))
+		a->poolable = false;
 	afd_put(a);
 	return r;
 }
@@ -117,8 +122,10 @@ EXPORT int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
  * the other commands as the socket's kind answers them. */
 static int ioctl_afd(int fd, struct afd *a, unsigned long cmd, void *arg)
 {
-	if (cmd != FIONBIO)
+	if (cmd != FIONBIO) {
+		a->poolable = false;	/* file state a kept connection would keep (pool.c) */
 		return a->ops->ioctl(fd, a, cmd, arg);
+	}
 	int v;
 	if (copy_in(&v, arg, sizeof(v)))
 		return fail(EFAULT);

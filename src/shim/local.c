@@ -515,7 +515,7 @@ int local_tfm_accept(int fd, struct afd *a, struct sockaddr *addr, socklen_t *al
 {
 	if (flags & ~(SOCK_CLOEXEC | SOCK_NONBLOCK))
 		return fail(EINVAL);
-	int r;
+	int r = -1;
 	if (!inproc_bound_local(a) || (!inproc_wanted() && !accept_in_algd(a, addr, flags, &r)))
 		return SHARED(a, alg_accept(fd, a, addr, alen, flags));
 	return inproc_wanted() ? accept_here(a, addr, flags) : r;

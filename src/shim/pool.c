@@ -10,7 +10,11 @@
  *   - one the process made itself, with the same credentials before and
  *     after the connect (what algd knows of its opener, SO_PEERCRED and
  *     SO_PEERGROUPS, was fixed then), never passed (SCM_RIGHTS) nor
- *     shared by a fork, closed by its last fd here outside a vfork() child;
+ *     shared by a fork, alive at no exec or spawn (a new program may
+ *     inherit it), closed by its last fd here outside a vfork() child;
+ *   - with no state of its open file that a new socket would not have
+ *     (fdops.c and sockopt.c clear poolable: O_ASYNC, an owner, a
+ *     SOL_SOCKET option of the real socket, an ioctl);
  *   - with nothing in flight once the last call on it ended: no reply
  *     owed to a request sent ahead or written behind, none that a call
  *     stopped waiting for (client.c clears poolable), no request waiting.
@@ -178,6 +182,17 @@ void pool_drop_all(void)
 	for (unsigned i = 0; i < POOL_MAX; i++)
 		drop(&pool[i]);
 	pthread_mutex_unlock(&lock);
+}
+
+static void never_keep(int fd, struct afd *a)
+{
+	(void)fd;
+	a->poolable = false;
+}
+
+void pool_before_sharing(void)
+{
+	afd_for_each(never_keep);
 }
 
 /* A fork child's copies are the parent's connections. */

@@ -350,6 +350,9 @@ void pool_keep(int fd, struct afd *a);
 void pool_put(struct afd *a);
 int pool_take(int type_flags, struct pool_creds *creds);
 void pool_drop_all(void);
+/* Before an exec or a spawn: a new program may inherit any socket alive
+ * now, which is then never kept. */
+void pool_before_sharing(void);
 void pool_init(void);
 
 /* sysmode.c: whether AF_ALG and NETLINK_CRYPTO sockets are emulated in

@@ -71,6 +71,7 @@ static int sol_socket(int fd, struct afd *a, int optname, const void *val, sockl
 {
 	if (optname == SO_SNDBUF)
 		return set_sndbuf(fd, a, val, len);
+	a->poolable = false;	/* the connection's own: it would stay with a kept one (pool.c) */
 	return real.setsockopt(fd, SOL_SOCKET, optname, val, len);
 }
 

@@ -12,12 +12,15 @@
 #include "../unit/thread_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/if_alg.h>
 #include <openssl/engine.h>
 #include <openssl/evp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +41,8 @@
 #ifndef SOL_ALG
 #define SOL_ALG 279
 #endif
+
+extern char **environ;
 
 static int op_socket(const char *type, const char *name, const void *key, size_t keylen)
 {
@@ -125,6 +130,46 @@ static void test_exec(const char *self)
 	   "exec: the new program ends the hash with the digest of both parts (status %d)",
 	   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	close(fd);
+}
+
+/* posix_spawn(): the new program inherits an op socket mid-stream, which
+ * the parent then closes and follows with new op sockets of its own; the
+ * child, let go only after that (the pipe), ends the hash: the connection
+ * is the child's, never the parent's next socket's. */
+static int exec_child_wait(int fd, int go)
+{
+	char c;
+	return read(go, &c, 1) == 1 ? exec_child(fd) : 3;
+}
+
+static bool one_shot_cbc(void);
+
+static void test_spawn_then_close(const char *self)
+{
+	int p[2];
+	int fd = pipe(p) ? -1 : op_socket("hash", "sha256", NULL, 0);
+	bool sent = fd >= 0 && send(fd, "abc", 3, MSG_MORE) == 3;
+	char a1[16], a2[16];
+	snprintf(a1, sizeof(a1), "%d", fd);
+	snprintf(a2, sizeof(a2), "%d", sent ? p[0] : -1);
+	char *argv[] = { (char *)self, "--exec-child-wait", a1, a2, NULL };
+	pid_t pid = -1;
+	const int r = sent ? posix_spawn(&pid, self, NULL, NULL, argv, environ) : -1;
+	if (fd >= 0)
+		close(fd);
+	bool uses = true;
+	for (int i = 0; i < 3; i++)
+		uses = one_shot_cbc() && uses;
+	int st = -1;
+	if (!r) {
+		close(p[0]);
+		uses = write(p[1], "g", 1) == 1 && uses;
+		close(p[1]);
+		waitpid(pid, &st, 0);
+	}
+	ok(!r && uses && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "posix_spawn: the new program ends a hash the parent closed before it, and made new op "
+	   "sockets after (spawn %d, status %#x, the new sockets' results %d)", r, st, uses);
 }
 
 /* ---- threads --------------------------------------------------------- */
@@ -681,14 +726,44 @@ static void test_kept_after_fork(void)
 	   "once, all right (wrong: the parent's %d, the child's %d)", n, bad, child_bad);
 }
 
+/* An op socket whose file got O_ASYNC and an owner, then closed: the
+ * next op socket is new, with neither (no SIGIO during its use). */
+static atomic_int sigios;
+
+static void on_sigio(int sig)
+{
+	(void)sig;
+	atomic_fetch_add(&sigios, 1);
+}
+
+static void test_kept_file_state(void)
+{
+	struct sigaction sa = { .sa_handler = on_sigio }, old;
+	sigaction(SIGIO, &sa, &old);
+	int fd = op_socket("skcipher", "cbc(aes)", k1, 16);
+	bool set = fd >= 0 && !fcntl(fd, F_SETOWN, getpid()) &&
+		   !fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC);
+	uint8_t out[16];
+	bool used = set && send_op(fd, pt1, 16, 0) == 16 && read(fd, out, 16) == 16;
+	if (fd >= 0)
+		close(fd);
+	atomic_store(&sigios, 0);
+	bool again = true;
+	for (int i = 0; i < 3; i++)
+		again = one_shot_cbc() && again;
+	const int n = atomic_load(&sigios);
+	sigaction(SIGIO, &old, NULL);
+	ok(used && again && n == 0,
+	   "O_ASYNC and an owner set on an op socket stay with it: the op sockets after it raise no "
+	   "SIGIO (%d; set %d, used %d, the new ones' results %d)", n, set, used, again);
+}
+
 /* ---- vfork: the child's execve() leaves the parent's sockets alone --- */
 
 /* A vfork() child runs in the parent's memory until it execs, and execve()
  * is where the shim gets sockets ready to be shared (Python's subprocess
  * does this).  The parent's hash, mid-stream, and its transform socket
  * work on after the child has exec'd (FIPS 180-2's SHA-256 of "abc"). */
-extern char **environ;
-
 static void test_vfork(void)
 {
 	static const uint8_t want[32] = {
@@ -923,6 +998,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--exec-child"))
 		return exec_child(atoi(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "--exec-child-wait"))
+		return exec_child_wait(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "--loop"))
 		return loop(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "--loop-ossl-engine"))
@@ -940,6 +1017,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	test_fork();
 	test_exec(argv[0]);
+	test_spawn_then_close(argv[0]);
 	test_threads();
 	test_cancel();
 	test_efault();
@@ -953,6 +1031,7 @@ int main(int argc, char **argv)
 	test_vfork();
 	test_pass_fd();
 	test_kept_after_fork();
+	test_kept_file_state();
 	test_decisions();
 	test_nokey_kept_in_algd();
 	test_msg_keyed();
