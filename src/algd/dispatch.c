@@ -542,6 +542,10 @@ void dispatch_readable(struct dispatcher *d, struct conn *c)
 	wait_wake_channels(d, chans, c);
 	if (c->fast_kicked && fast_serve_request(d, c) < 0)
 		conn_close(c);
+	/* The poll for the next request counts from the end of this one's
+	 * work: a large one (64 KiB of a cipher) takes most of the window. */
+	if (d->spin_until)
+		d->spin_until = now_us() + ring_poll_us();
 out:
 	ualg_wipe(d->rxbuf, used);
 }

@@ -42,11 +42,11 @@ struct dispatcher {
 	 * by that user (no --user), else nobody ((uid_t)-1).  Sharing the uid
 	 * an algd started as root drops to (--user nobody) gives no rights. */
 	uid_t owner_uid;
-	/* After a request, or a new connection, the loop busy-polls for the
-	 * next one until then (ring_poll_us() later), as the ring workers do:
-	 * a client streaming data, or setting a socket up, sends again within
-	 * microseconds, and waking a sleeping (halted) core costs more than
-	 * that.  0: it sleeps at once. */
+	/* After a request is served, or a new connection, the loop
+	 * busy-polls for the next one until then (ring_poll_us() later), as
+	 * the ring workers do: a client streaming data, or setting a socket
+	 * up, sends again within microseconds, and waking a sleeping
+	 * (halted) core costs more than that.  0: it sleeps at once. */
 	uint64_t spin_until;
 	/* Closes a descriptor a client attached to a request (none is ever
 	 * expected), without making the caller wait for it. */
