@@ -1014,10 +1014,10 @@ int client_xact(struct afd *a, int fd, struct xact *x)
 	if (fast && !a->behind && !others_in_flight(a, -1) && fast_usable(a, x)) {
 		ssize_t n = fast_xact(a, fd, x, &h);
 		if (n != FAST_DECLINED) {
-			if (n < (ssize_t)sizeof(h))
-				a->poolable = false;
 			if (n >= (ssize_t)sizeof(h))
 				note_send_result(a, x, atomic_load(&key_epoch), h.result);
+			else
+				a->poolable = false;	/* its reply may still come */
 			pthread_mutex_unlock(&a->lock);
 			pthread_setcancelstate(cancel_state, NULL);
 			return finish(x, &h, n, cap);

@@ -426,6 +426,8 @@ static bool answer_stands(int r)
 	       r == -ECONNRESET;
 }
 
+/* accept_in_algd()'s one try, on a kept connection when reuse finds one
+ * (*reused): the op socket's fd, or -errno. */
 static int accept_on(struct afd *parent, struct sockaddr *addr, int flags, bool reuse,
 		     bool *reused)
 {

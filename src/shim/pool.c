@@ -45,6 +45,7 @@ struct pooled {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pooled pool[POOL_MAX] = { { .fd = -1 }, { .fd = -1 } };
+_Static_assert(POOL_MAX == 2, "every entry of pool[] starts empty (fd -1)");
 
 bool pool_creds_now(struct pool_creds *c)
 {
@@ -80,7 +81,6 @@ static void drop(struct pooled *p)
 
 void pool_keep(int fd, struct afd *a)
 {
-	a->pool_fd = -1;
 	if (!a->poolable || a->gen != client_gen() || atomic_load(&a->refs) != 2 ||
 	    client_in_vfork_child())
 		return;
