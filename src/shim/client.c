@@ -817,10 +817,10 @@ void client_set_token(struct afd *a, const uint8_t token[UALG_TOKEN_BYTES], pid_
 	a->owner = owner;
 }
 
-static ino_t ino_of(int fd)
+ino_t client_sock_ino(int fd)
 {
 	struct stat st;
-	return fstat(fd, &st) ? 0 : st.st_ino;
+	return !fstat(fd, &st) && S_ISSOCK(st.st_mode) ? st.st_ino : 0;
 }
 
 int client_attach(int fd, uint16_t type, const uint8_t token[UALG_TOKEN_BYTES])
@@ -864,11 +864,11 @@ static int channel(struct afd *a, int fd)
 	if (!a->has_token || a->owner == self)
 		return fd;
 	pthread_mutex_lock(&chan_lock);
-	if (a->chan_pid != self || ino_of(a->chan_fd) != a->chan_ino) {
+	if (a->chan_pid != self || client_sock_ino(a->chan_fd) != a->chan_ino) {
 		int c = attach(a);
 		if (c >= 0) {
 			a->chan_fd = c;
-			a->chan_ino = ino_of(c);
+			a->chan_ino = client_sock_ino(c);
 			a->chan_pid = self;
 		} else {
 			debug("no channel of its own to an op socket", "", -c);
@@ -881,7 +881,7 @@ static int channel(struct afd *a, int fd)
 
 void client_drop_channel(struct afd *a)
 {
-	if (a->chan_pid == client_self() && ino_of(a->chan_fd) == a->chan_ino)
+	if (a->chan_pid == client_self() && client_sock_ino(a->chan_fd) == a->chan_ino)
 		real.close(a->chan_fd);
 	a->chan_pid = 0;
 }

@@ -29,7 +29,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define POOL_MAX 2
@@ -64,17 +63,11 @@ static bool creds_same(const struct pool_creds *a, const struct pool_creds *b)
 	       !memcmp(a->groups, b->groups, (size_t)a->ngroups * sizeof(a->groups[0]));
 }
 
-static ino_t ino_of(int fd)
-{
-	struct stat st;
-	return !fstat(fd, &st) && S_ISSOCK(st.st_mode) ? st.st_ino : 0;
-}
-
 /* Closes an entry's fd if it is still the connection kept there (a
  * program may have closed it, and reused the number). */
 static void drop(struct pooled *p)
 {
-	if (p->fd >= 0 && ino_of(p->fd) == p->ino)
+	if (p->fd >= 0 && client_sock_ino(p->fd) == p->ino)
 		real.close(p->fd);
 	p->fd = -1;
 }
@@ -100,7 +93,7 @@ void pool_put(struct afd *a)
 	if (!a->poolable || fd < 0)
 		return;
 	a->pool_fd = -1;
-	ino_t ino = ino_of(fd);
+	ino_t ino = client_sock_ino(fd);
 	int nonblock = atomic_load(&a->nonblock);	/* as the process last set it */
 	if (nonblock < 0) {
 		int fl = real.fcntl(fd, F_GETFL);
@@ -139,7 +132,7 @@ int pool_take(int type_flags, struct pool_creds *creds)
 	pthread_mutex_unlock(&lock);
 	if (p.fd < 0)
 		return -1;
-	if (ino_of(p.fd) != p.ino)
+	if (client_sock_ino(p.fd) != p.ino)
 		return -1;	/* not ours any more: the number is the program's */
 	struct pool_creds now;
 	if (!pool_creds_now(&now) || !creds_same(&now, &p.creds)) {

@@ -258,6 +258,10 @@ int client_attach(int fd, uint16_t type, const uint8_t token[UALG_TOKEN_BYTES]);
  * client_learn_token()). */
 void client_owe_token(struct afd *a);
 int client_learn_token(struct afd *a, int fd);
+/* The inode of fd's socket, 0 when fd is none: whether an fd the shim
+ * keeps (a channel, a kept connection) is still that socket, or a number
+ * the program closed and reused. */
+ino_t client_sock_ino(int fd);
 /* This process's pid, kept across fork() without a system call. */
 pid_t client_self(void);
 /* Running in a vfork() child (the parent's memory, not its fd table),
