@@ -90,7 +90,7 @@ static bool idle(const struct afd *a)
 void pool_put(struct afd *a)
 {
 	const int fd = a->pool_fd;
-	if (!a->poolable || fd < 0)
+	if (fd < 0)
 		return;
 	a->pool_fd = -1;
 	ino_t ino = client_sock_ino(fd);
@@ -99,7 +99,9 @@ void pool_put(struct afd *a)
 		int fl = real.fcntl(fd, F_GETFL);
 		nonblock = fl < 0 ? -1 : (fl & O_NONBLOCK) != 0;
 	}
-	if (!idle(a) || !ino || nonblock < 0 || client_send(fd, UALG_MSG_RESET, NULL, 0)) {
+	/* poolable may have gone since close(): a call that was still in
+	 * flight failed after it. */
+	if (!a->poolable || !idle(a) || !ino || nonblock < 0 || client_send(fd, UALG_MSG_RESET, NULL, 0)) {
 		real.close(fd);
 		return;
 	}
