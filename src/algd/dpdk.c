@@ -189,6 +189,8 @@ void algd_dpdk_start(const struct algd_config *cfg)
 			      (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
 				*s = '_';
 		pthread_mutex_init(&d->lock, NULL);
+		pthread_cond_init(&d->cond, NULL);
+		d->tail = &d->head;
 		const int kind_prio = dev_setup(d);
 		if (kind_prio < 0) {
 			algd_log(LOG_ERR, "dpdk: device %s did not start: %s", d->name, rte_strerror(rte_errno));

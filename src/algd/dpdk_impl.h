@@ -53,7 +53,15 @@ struct dev {
 	bool oop;			/* out of place, one mbuf in and one out */
 	bool direct;			/* reads the CPU's memory: operates on the request's buffers */
 	size_t max_op;			/* bytes one operation may carry */
-	pthread_mutex_t lock;		/* the queue pair, scratch, op and mbuf pools */
+	/* Callers' jobs wait in a queue; one caller at a time (busy) owns
+	 * the queue pair, scratch area and pools, and runs the jobs queued
+	 * ahead of its own, several callers' in one burst where they fit
+	 * (dpdk_job.c). */
+	pthread_mutex_t lock;		/* the queue and busy */
+	pthread_cond_t cond;		/* a caller's jobs done, or the device free */
+	struct waiter *head, **tail;
+	bool busy;
+	atomic_bool shared_burst;	/* one burst had several callers' jobs (logged once, -v) */
 	struct rte_mempool *sess_pool, *op_pool, *mbuf_pool;
 	struct rte_mempool *ext_pool;	/* mbufs without data, for the request's buffers */
 	struct rte_mbuf_ext_shared_info ext_info[MAX_SEGS + 1];
@@ -109,7 +117,9 @@ int dpdk_run_job(struct dev *d, const struct job *j);
  * DPDK_BURST_MAX; when n > 1, each of at most SEG_DATA bytes, an AEAD's
  * with at most BURST_AAD_MAX bytes of AAD, all AEADs of one session) and
  * waits for them all: 0 with res[i] each's result as dpdk_run_job's, or
- * -EINVAL or -EIO for them all. */
+ * -EINVAL or -EIO for them all.  Jobs of other callers waiting at the
+ * same time may go in the same burst (each caller's jobs fit one, and
+ * all of them are of at most SEG_DATA bytes). */
 int dpdk_run_jobs(struct dev *d, unsigned n, const struct job *j, int *res);
 /* dpdk_run_jobs() for requests of a batch: job t's result (or the
  * burst's error) in res[idx[t]]. */

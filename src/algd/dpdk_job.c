@@ -1,9 +1,13 @@
 /* One operation on a device (dpdk_impl.h).
  *
- * Requests run synchronously: under the device's lock a request's
- * operation, or a batch's burst of them (the native ring's, through
- * crypt_many, encrypt_many, decrypt_many and digest_many), is enqueued
- * and the queue pair polled until all are back.  A device that reads the
+ * Requests run synchronously: a request's operation, or a batch's burst
+ * of them (the native ring's, through crypt_many, encrypt_many,
+ * decrypt_many and digest_many), is enqueued and the queue pair polled
+ * until all are back.  Callers that come while the device is busy (algd's
+ * event loop and its ring workers, serving different clients) queue their
+ * jobs; the caller first in the queue once the device is free runs them
+ * in order, those of several callers in one burst where they fit it, and
+ * wakes each caller when its jobs are done (dpdk_run_jobs()).  A device that reads the
  * CPU's memory (a software device: not RTE_CRYPTODEV_FF_HW_ACCELERATED)
  * gets mbufs attached to the request's own buffers (external buffers:
  * nothing copied, nothing of the request left in DPDK's memory), but a
@@ -19,6 +23,7 @@
  * no one makes on a failed device, so the request's buffers are safe to
  * give back). */
 #include "dpdk_impl.h"
+#include "log.h"
 
 #include <errno.h>
 #include <string.h>
@@ -291,11 +296,101 @@ static void slot_finish(const struct job *j, struct slot *s, const struct rte_cr
 		rte_crypto_op_free(s->op);
 }
 
-int dpdk_run_jobs(struct dev *d, unsigned n, const struct job *j, int *res)
+/* A caller's jobs in the device's queue. */
+struct waiter {
+	unsigned n;
+	const struct job *j;
+	int *res;
+	int err;		/* the burst's own failure, for all of them */
+	bool done;
+	struct waiter *next;
+};
+
+/* Whether w's jobs may share a burst with other callers': each of them
+ * fits a burst's slot. */
+static bool shareable(const struct waiter *w)
+{
+	for (unsigned i = 0; i < w->n; i++)
+		if (job_total(&w->j[i]) > SEG_DATA ||
+		    (w->j[i].kind == JOB_AEAD && w->j[i].aadlen > BURST_AAD_MAX))
+			return false;
+	return true;
+}
+
+/* The queue's first waiter and those after it that fit one burst with
+ * it, taken off the queue (under d->lock); how many jobs in all. */
+static unsigned take_burst(struct dev *d, struct waiter **out, unsigned *nw)
+{
+	struct waiter *w = d->head;
+	unsigned njobs = w->n, k = 1;
+
+	out[0] = w;
+	if (shareable(w))
+		for (w = w->next; w && njobs + w->n <= DPDK_BURST_MAX && shareable(w); w = w->next) {
+			out[k++] = w;
+			njobs += w->n;
+		}
+	d->head = w == out[0] ? w->next : w;
+	if (!d->head)
+		d->tail = &d->head;
+	*nw = k;
+	return njobs;
+}
+
+/* Runs the jobs of the waiters w[0..nw) as one burst of njobs: 0, with
+ * each job's result in its waiter's res, or -EIO when the device failed
+ * (its buffers are left to it). */
+static int run_burst(struct dev *d, struct waiter *const *w, unsigned nw, unsigned njobs)
 {
 	struct slot slots[DPDK_BURST_MAX];
+	const struct job *jobs[DPDK_BURST_MAX];
+	int *res[DPDK_BURST_MAX];
 	struct rte_crypto_op *ops[DPDK_BURST_MAX], *done[DPDK_BURST_MAX];
+	unsigned n = 0;
 
+	for (unsigned k = 0; k < nw; k++)
+		for (unsigned i = 0; i < w[k]->n; i++) {
+			jobs[n] = &w[k]->j[i];
+			res[n++] = &w[k]->res[i];
+		}
+	unsigned info = 0, nops = 0;
+	for (unsigned i = 0; i < n; i++)
+		if (!slot_fill(d, jobs[i], &slots[i], &info, njobs > 1 ? i * (size_t)BURST_SCRATCH : 0))
+			ops[nops++] = slots[i].op;
+	/* Every operation made is enqueued (as many per call as the queue
+	 * pair takes) and polled for; they come back in any order. */
+	const uint64_t deadline = now_ms() + DPDK_OP_TIMEOUT_MS;
+	unsigned queued = 0, back = 0;
+	while (back < nops) {
+		if (queued < nops)
+			queued += rte_cryptodev_enqueue_burst(d->id, 0, ops + queued, (uint16_t)(nops - queued));
+		const uint16_t got = rte_cryptodev_dequeue_burst(d->id, 0, done, (uint16_t)(queued - back));
+		for (uint16_t g = 0; g < got; g++)
+			for (unsigned i = 0; i < n; i++)
+				if (slots[i].op == done[g]) {
+					slot_finish(jobs[i], &slots[i], done[g]);
+					slots[i].op = NULL;
+					*res[i] = slots[i].r;
+				}
+		back += got;
+		if (back < nops && now_ms() >= deadline)
+			return -EIO;	/* the device may still write them: they stay its */
+	}
+	/* Those that never went: the pools were short. */
+	for (unsigned i = 0; i < n; i++)
+		if (slots[i].r == -ENOMEM) {
+			slot_finish(jobs[i], &slots[i], NULL);
+			*res[i] = -ENOMEM;
+		}
+	return 0;
+}
+
+/* The caller whose jobs are first in the queue when the device is free
+ * runs bursts until its own jobs are done, each burst taking the jobs of
+ * the callers queued next that fit it; the device is then free for the
+ * next caller still waiting.  Callers are served in the order they came. */
+int dpdk_run_jobs(struct dev *d, unsigned n, const struct job *j, int *res)
+{
 	if (!n || n > DPDK_BURST_MAX)
 		return -EINVAL;
 	for (unsigned i = 0; i < n; i++) {
@@ -310,42 +405,37 @@ int dpdk_run_jobs(struct dev *d, unsigned n, const struct job *j, int *res)
 	}
 	if (atomic_load(&d->failed))
 		return -EIO;
+	struct waiter me = { .n = n, .j = j, .res = res };
 	pthread_mutex_lock(&d->lock);
-	unsigned info = 0, nops = 0;
-	for (unsigned i = 0; i < n; i++)
-		if (!slot_fill(d, &j[i], &slots[i], &info, n > 1 ? i * (size_t)BURST_SCRATCH : 0))
-			ops[nops++] = slots[i].op;
-	/* Every operation made is enqueued (as many per call as the queue
-	 * pair takes) and polled for; they come back in any order. */
-	const uint64_t deadline = now_ms() + DPDK_OP_TIMEOUT_MS;
-	unsigned queued = 0, back = 0;
-	while (back < nops) {
-		if (queued < nops)
-			queued += rte_cryptodev_enqueue_burst(d->id, 0, ops + queued, (uint16_t)(nops - queued));
-		const uint16_t got = rte_cryptodev_dequeue_burst(d->id, 0, done, (uint16_t)(queued - back));
-		for (uint16_t g = 0; g < got; g++)
-			for (unsigned i = 0; i < n; i++)
-				if (slots[i].op == done[g]) {
-					slot_finish(&j[i], &slots[i], done[g]);
-					slots[i].op = NULL;
-					res[i] = slots[i].r;
-				}
-		back += got;
-		if (back < nops && now_ms() >= deadline) {
-			/* The device may still write them: they stay its. */
+	*d->tail = &me;
+	d->tail = &me.next;
+	while (d->busy && !me.done)
+		pthread_cond_wait(&d->cond, &d->lock);
+	if (!me.done) {
+		d->busy = true;
+		while (!me.done) {
+			struct waiter *w[DPDK_BURST_MAX];
+			unsigned nw;
+			const unsigned njobs = take_burst(d, w, &nw);
 			pthread_mutex_unlock(&d->lock);
-			dpdk_device_failed(d);
-			return -EIO;
+			if (nw > 1 && !atomic_exchange(&d->shared_burst, true))
+				log_verbose(1, "dpdk: device %s: a burst of %u operations from %u callers",
+					    d->name, njobs, nw);
+			const int err = atomic_load(&d->failed) ? -EIO : run_burst(d, w, nw, njobs);
+			if (err == -EIO)
+				dpdk_device_failed(d);
+			pthread_mutex_lock(&d->lock);
+			for (unsigned k = 0; k < nw; k++) {
+				w[k]->err = err;
+				w[k]->done = true;
+			}
+			pthread_cond_broadcast(&d->cond);
 		}
+		d->busy = false;
+		pthread_cond_broadcast(&d->cond);
 	}
-	/* Those that never went: the pools were short. */
-	for (unsigned i = 0; i < n; i++)
-		if (slots[i].r == -ENOMEM) {
-			slot_finish(&j[i], &slots[i], NULL);
-			res[i] = -ENOMEM;
-		}
 	pthread_mutex_unlock(&d->lock);
-	return 0;
+	return me.err;
 }
 
 void dpdk_run_burst(struct dev *d, unsigned n, const struct job *j, const unsigned *idx, int *res)
