@@ -495,18 +495,21 @@ static int devcrypto_setup(struct runner *r)
 }
 
 
-int dpdk_path_setup(struct runner *r, const char *device)
+int dpdk_path_setup(struct runner *r, const char *device, bool burst)
 {
 	r->in = malloc(r->len);
 	r->out = malloc(out_len(r));
-	if (!r->in || !r->out) {
+	int err = !r->in || !r->out ? -ENOMEM : 0;
+	if (!err) {
+		fill_pattern(r->in, r->len);
+		err = (burst ? dpdk_burst_setup : dpdk_direct_setup)(r, device, bench_key, bench_iv);
+	}
+	if (err && !r->done) {
 		free(r->in);
 		free(r->out);
 		r->in = r->out = NULL;
-		return -ENOMEM;
 	}
-	fill_pattern(r->in, r->len);
-	return dpdk_direct_setup(r, device, bench_key, bench_iv);
+	return err;
 }
 
 static unsigned batch_depth(size_t len)

@@ -41,7 +41,7 @@ struct runner {
 	struct ualg_ring ring;
 	int tfm;
 	int tfmfd, opfd, pipefd[2];
-	uint8_t *iv;
+	struct dpdk_runner *dpdk;	/* dpdk-direct, dpdk-burst (bench_dpdk.c) */
 	int cfd;		/* devcrypto */
 	uint32_t ses;
 };
@@ -65,8 +65,9 @@ int inproc_setup(struct runner *r);
 int inproc_run(struct runner *r);
 void inproc_done(struct runner *r);
 /* --dpdk: device driven directly with DPDK's API (bench_dpdk.h), same
- * key, IV and input as the other paths. */
-int dpdk_path_setup(struct runner *r, const char *device);
+ * key, IV and input as the other paths: one operation per run, or
+ * (burst) a burst of them. */
+int dpdk_path_setup(struct runner *r, const char *device, bool burst);
 /* AF_ALG through the shim (splice or write), and its teardown. */
 int shim_setup(struct runner *r, bool use_splice);
 void shim_done(struct runner *r);
@@ -88,6 +89,8 @@ struct memory {
 /* algd's RSS now, and with n more op sockets open on one transform
  * socket of alg (each having hashed a little, so its state exists). */
 void measure_memory(const struct alg_spec *alg, int n, struct memory *m);
+/* "64 B", "64 KiB", "1 MiB". */
+void size_name(size_t len, char *buf, size_t n);
 void print_named_row(const struct alg_spec *a, size_t len, const char *path, const struct result *res);
 void print_row(const struct alg_spec *a, size_t len, enum path p, const struct result *res);
 void print_json_row(FILE *f, bool first, const struct alg_spec *a, size_t len, enum path p,

@@ -72,7 +72,7 @@ void measure_memory(const struct alg_spec *alg, int n, struct memory *m)
 
 /* ---- output ---------------------------------------------------------- */
 
-static void size_name(size_t len, char *buf, size_t n)
+void size_name(size_t len, char *buf, size_t n)
 {
 	if (len >= (1u << 20))
 		snprintf(buf, n, "%zu MiB", len >> 20);

@@ -9,11 +9,17 @@
  *   devcrypto     /dev/crypto (cryptodev-linux's ioctls) through libualg-preload:
  *                 one CIOCCRYPT or CIOCAUTHCRYPT per operation, in this process
  *
- * With --dpdk DEVICE (one skcipher --alg, cbc(aes) or ctr(aes)): inproc,
- * shim-write bound to the device's driver in algd ("cbc-aes-dpdk-DEVICE",
- * algd configured with the device) and dpdk-direct, the same device
- * driven with DPDK's API in this process (bench_dpdk.h), and the share of
- * dpdk-direct's throughput that AF_ALG keeps.
+ * With --dpdk DEVICE (one skcipher --alg, cbc(aes) or ctr(aes)), the
+ * device through its driver in algd ("cbc-aes-dpdk-DEVICE", algd
+ * configured with the device) against the same device driven with DPDK's
+ * API in this process (bench_dpdk.h): at one size (64 KiB unless
+ * --size), inproc, native-sync, native-batch and shim-write bound to the
+ * driver, and dpdk-direct (one operation per 32 KiB mbuf, polled); at
+ * 64 B, inproc, native-batch (which algd's driver sends to the device in
+ * bursts) and dpdk-burst (bursts of 32 operations, one mbuf each).  Then
+ * the share of dpdk-direct's throughput that each path through algd
+ * keeps, and of dpdk-burst's operations per second that native-batch
+ * keeps at 64 B.
  *
  * and prints throughput, ops/s, p50/p99 latency and the ratio to inproc,
  * as a table or JSON.  It needs the shim: started without it, it runs
@@ -21,6 +27,7 @@
  * algd.  The first output of every path is compared with inproc's, so a
  * fast wrong answer shows as MISMATCH.  A benchmark, not a test: numbers
  * depend on the machine and its load. */
+#include "bench_dpdk.h"
 #include "bench_engine.h"
 #include "bench_paths.h"
 
@@ -306,20 +313,73 @@ static void run_all(const struct options *o, struct result *res)
 		}
 }
 
-/* --dpdk: the device through AF_ALG against the device driven directly,
- * one algorithm and size (cbc(aes), 64 KiB unless chosen). */
+/* --dpdk's small operations, measured in bursts. */
+#define DPDK_SMALL 64
+
+/* in-process OpenSSL's first output of a at len (malloc'ed), to check
+ * the other paths' against; NULL when it has none. */
+static uint8_t *reference_output(const struct alg_spec *a, size_t len)
+{
+	struct runner ir = { .alg = a, .len = len };
+	uint8_t *ref = NULL;
+
+	if (inproc_setup(&ir) == 0 && inproc_run(&ir) == 1 && (ref = malloc(out_len(&ir))))
+		memcpy(ref, ir.out, out_len(&ir));
+	inproc_done(&ir);
+	return ref;
+}
+
+/* run_cell for the device driven directly: dpdk-direct, or dpdk-burst. */
+static void direct_cell(const struct alg_spec *a, size_t len, const char *device, bool burst,
+			double seconds, const uint8_t *reference, struct result *res)
+{
+	struct runner r = { .path = burst ? "dpdk-burst" : "dpdk-direct", .alg = a, .len = len };
+
+	memset(res, 0, sizeof(*res));
+	res->err = dpdk_path_setup(&r, device, burst);
+	if (!res->err)
+		res->err = r.run(&r) < 0 ? -EIO : 0;
+	if (!res->err && reference)
+		res->mismatch = memcmp(r.out, reference, len) != 0;
+	if (!res->err)
+		res->err = measure_best(&r, seconds, repeat_count, res);
+	if (r.done)
+		r.done(&r);
+}
+
+/* One summary line: the share of the direct path's throughput that p
+ * keeps, and their p50s where both are one operation a call. */
+static bool share_line(const char *what, const struct result *p, const struct result *direct,
+		       bool latency)
+{
+	if (p->err || direct->err || direct->ops <= 0) {
+		printf("%s: n/a\n", what);
+		return false;
+	}
+	printf("%s: %.0f%% of the device driven directly with DPDK's API (throughput)", what,
+	       100 * p->ops / direct->ops);
+	if (latency)
+		printf(", p50 %.1f us against %.1f us", p->p50_us, direct->p50_us);
+	printf("\n");
+	return true;
+}
+
+/* --dpdk: the device through algd's driver against the device driven
+ * directly, one algorithm (cbc(aes) unless chosen).  At one size (64 KiB
+ * unless chosen): the native ring (one request per round trip, and
+ * pipelined batches) and AF_ALG against dpdk-direct.  At DPDK_SMALL
+ * bytes: the native ring's pipelined batches, which algd's driver sends
+ * to the device in bursts, against dpdk-burst.  Each size has an inproc
+ * row, for the ratio column and the outputs' check. */
 static int run_dpdk(const struct options *o)
 {
 	static char driver[64];
+	static const enum path big_paths[] = { P_INPROC, P_NATIVE_SYNC, P_NATIVE_BATCH, P_SHIM_WRITE };
 	const struct alg_spec *a = o->algs[0];
 	const size_t len = o->sizes[0];
-	struct result ref = { 0 }, shim, direct;
-	struct runner ir = { .alg = a, .len = len };
-	uint8_t *expect = NULL;
+	struct result big[5], small[3];
+	char what[160], sz[32];
 
-	if (inproc_setup(&ir) == 0 && inproc_run(&ir) == 1 && (expect = malloc(out_len(&ir))))
-		memcpy(expect, ir.out, out_len(&ir));
-	inproc_done(&ir);
 	/* "cbc(aes)" -> "cbc-aes-dpdk-DEVICE", as algd names the driver */
 	size_t n = 0;
 	for (const char *c = a->name; *c && n < 16; c++)
@@ -328,37 +388,50 @@ static int run_dpdk(const struct options *o)
 	snprintf(driver + n, sizeof(driver) - n, "-dpdk-%s", o->dpdk);
 	if (!bind_driver)
 		bind_driver = driver;
-	run_cell(a, len, P_INPROC, o->seconds, expect, &ref);
-	run_cell(a, len, P_SHIM_WRITE, o->seconds, expect, &shim);
-	struct runner r = { .path = "dpdk-direct", .alg = a, .len = len };
-	memset(&direct, 0, sizeof(direct));
-	direct.err = dpdk_path_setup(&r, o->dpdk);
-	if (!direct.err)
-		direct.err = r.run(&r) < 0 ? -EIO : 0;
-	if (!direct.err && expect)
-		direct.mismatch = memcmp(r.out, expect, len) != 0;
-	if (!direct.err)
-		direct.err = measure_best(&r, o->seconds, repeat_count, &direct);
-	if (r.done)
-		r.done(&r);
+
+	uint8_t *expect = reference_output(a, len);
+	for (int i = 0; i < 4; i++)
+		run_cell(a, len, big_paths[i], o->seconds, expect, &big[i]);
+	direct_cell(a, len, o->dpdk, false, o->seconds, expect, &big[4]);
 	free(expect);
-	struct result *rows[] = { &ref, &shim, &direct };
-	const char *names[] = { path_names[P_INPROC], path_names[P_SHIM_WRITE], "dpdk-direct" };
+	expect = reference_output(a, DPDK_SMALL);
+	run_cell(a, DPDK_SMALL, P_INPROC, o->seconds, expect, &small[0]);
+	run_cell(a, DPDK_SMALL, P_NATIVE_BATCH, o->seconds, expect, &small[1]);
+	direct_cell(a, DPDK_SMALL, o->dpdk, true, o->seconds, expect, &small[2]);
+	free(expect);
+
 	printf("%-26s %7s %-13s %9s %11s %9s %9s %7s\n", "algorithm", "size", "path", "MB/s", "ops/s",
 	       "p50 us", "p99 us", "ratio");
-	for (int i = 0; i < 3; i++) {
-		if (!rows[i]->err && !ref.err && ref.ops > 0)
-			rows[i]->ratio = rows[i]->ops / ref.ops;
-		print_named_row(a, len, names[i], rows[i]);
+	for (int i = 0; i < 5; i++) {
+		if (!big[i].err && !big[0].err && big[0].ops > 0)
+			big[i].ratio = big[i].ops / big[0].ops;
+		print_named_row(a, len, i < 4 ? path_names[big_paths[i]] : "dpdk-direct", &big[i]);
 	}
-	if (shim.err || direct.err) {
-		printf("%s through AF_ALG against DPDK directly: n/a\n", bind_driver);
+	for (int i = 0; i < 3; i++) {
+		if (!small[i].err && !small[0].err && small[0].ops > 0)
+			small[i].ratio = small[i].ops / small[0].ops;
+		print_named_row(a, DPDK_SMALL, i == 0 ? "inproc" : i == 1 ? "native-batch" : "dpdk-burst",
+				&small[i]);
+	}
+
+	bool ok = true;
+	size_name(len, sz, sizeof(sz));
+	snprintf(what, sizeof(what), "%s %s through the native ring (one request per round trip)", bind_driver, sz);
+	ok &= share_line(what, &big[1], &big[4], true);
+	snprintf(what, sizeof(what), "%s %s through the native ring (pipelined batches)", bind_driver, sz);
+	ok &= share_line(what, &big[2], &big[4], false);
+	snprintf(what, sizeof(what), "%s through AF_ALG", bind_driver);
+	ok &= share_line(what, &big[3], &big[4], true);
+	size_name(DPDK_SMALL, sz, sizeof(sz));
+	if (small[1].err || small[2].err || small[2].ops <= 0) {
+		printf("%s %s through the native ring's batches against bursts of %d: n/a\n", bind_driver, sz,
+		       DPDK_BURST);
 		return 1;
 	}
-	printf("%s through AF_ALG: %.0f%% of the device driven directly with DPDK's API "
-	       "(throughput), p50 %.1f us against %.1f us\n", bind_driver, 100 * shim.ops / direct.ops,
-	       shim.p50_us, direct.p50_us);
-	return 0;
+	printf("%s %s through the native ring's batches (algd's bursts of up to %d): %.0f%% of the device "
+	       "driven directly with bursts of %d (ops/s), %.0f against %.0f\n", bind_driver, sz, DPDK_BURST,
+	       100 * small[1].ops / small[2].ops, DPDK_BURST, small[1].ops, small[2].ops);
+	return ok ? 0 : 1;
 }
 
 int main(int argc, char **argv)
