@@ -39,9 +39,9 @@ libkcapi: all
 # beside a busy process (ualg-sweep).  BENCH_ARGS="--json" for JSON.  Then
 # each engine against in-process OpenSSL, with RFC 6070's PBKDF2 (the
 # 16777216 iterations take seconds in the program, about a minute through
-# algd).  Last, DPDK's software devices through AF_ALG against the same
-# devices driven directly (tests/ctl/dpdk-bench.sh; a line saying why
-# when algd has no DPDK).
+# algd).  Last, DPDK's software devices through algd (AF_ALG and the
+# native ring) against the same devices driven directly
+# (tests/ctl/dpdk-bench.sh; a line saying why when algd has no DPDK).
 PBKDF2_ITERATIONS ?= 16777216
 ALGD_PBKDF2_ITERATIONS ?= 1048576
 bench: all

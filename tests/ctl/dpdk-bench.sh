@@ -1,9 +1,12 @@
 #!/bin/bash
-# make bench's DPDK rows: 64 KiB cbc(aes) through AF_ALG and algd's driver
-# of a DPDK software device, against the same device driven directly with
-# DPDK's API in ualg-bench (ualg-bench --dpdk), one line per device.  A
-# benchmark, not a test; prints why and exits 0 when algd has no DPDK or
-# EAL does not start here.
+# make bench's DPDK rows (ualg-bench --dpdk), for each DPDK software device:
+# 64 KiB cbc(aes) through algd's driver of the device, by the native ring
+# (one request per round trip, and pipelined batches) and by AF_ALG,
+# against the same device driven directly with DPDK's API in ualg-bench;
+# and 64 B operations through the native ring's batches (bursts on the
+# device) against the device driven directly with bursts of 32.  A table
+# and summary lines per device.  A benchmark, not a test; prints why and
+# exits 0 when algd has no DPDK or EAL does not start here.
 # usage: tests/ctl/dpdk-bench.sh [DEVICE...]  (BUILD=build dir; default crypto_openssl
 #        and crypto_aesni_mb where DPDK has it; BENCH_SECONDS per measurement)
 set -u
