@@ -69,6 +69,7 @@ static int dev_setup(struct dev *d)
 	d->sgl = info.feature_flags & RTE_CRYPTODEV_FF_IN_PLACE_SGL;
 	d->oop = info.feature_flags & RTE_CRYPTODEV_FF_OOP_LB_IN_LB_OUT;
 	d->direct = !(info.feature_flags & RTE_CRYPTODEV_FF_HW_ACCELERATED);
+	d->iova_va = rte_eal_iova_mode() == RTE_IOVA_VA;
 	d->max_op = d->sgl ? (size_t)SEG_DATA * MAX_SEGS : SEG_DATA;
 	struct rte_cryptodev_config conf = { .socket_id = socket, .nb_queue_pairs = 1 };
 	if (rte_cryptodev_configure(d->id, &conf))

@@ -52,6 +52,7 @@ struct dev {
 	bool sgl;			/* in-place chains of mbufs */
 	bool oop;			/* out of place, one mbuf in and one out */
 	bool direct;			/* reads the CPU's memory: operates on the request's buffers */
+	bool iova_va;			/* IOVAs are virtual addresses (EAL's IOVA mode) */
 	size_t max_op;			/* bytes one operation may carry */
 	/* Callers' jobs wait in a queue; one caller at a time (busy) owns
 	 * the queue pair, scratch area and pools, and runs the jobs queued

@@ -207,6 +207,28 @@ static int account(struct ualg_alg *alg, bool request, size_t bytes, int r)
 	return r;
 }
 
+/* A batch of n requests of bytes in all, res[i] each's result: one
+ * atomic add per counter (per request, they cost a device's small
+ * requests a tenth of algd's time). */
+static void account_many(struct ualg_alg *alg, unsigned n, uint64_t bytes, const int *res)
+{
+	uint64_t errors = 0;
+	for (unsigned i = 0; i < n; i++)
+		errors += res[i] < 0;
+	__atomic_fetch_add(&alg->stats.ops, n, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&alg->stats.bytes, bytes, __ATOMIC_RELAXED);
+	if (errors)
+		__atomic_fetch_add(&alg->stats.errors, errors, __ATOMIC_RELAXED);
+}
+
+static uint64_t aead_bytes(unsigned n, const struct ualg_aead_req *reqs)
+{
+	uint64_t bytes = 0;
+	for (unsigned i = 0; i < n; i++)
+		bytes += reqs[i].assoclen + reqs[i].cryptlen;
+	return bytes;
+}
+
 unsigned ualg_hash_digestsize(const struct ualg_tfm *tfm)
 {
 	return tfm->alg->u.shash.digestsize;
@@ -339,8 +361,12 @@ int ualg_hash_digest_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_di
 	if (!ualg_hash_has_many(tfm))
 		return -EINVAL;
 	int r = tfm->alg->u.shash.digest_many(tfm, n, reqs, res);
-	for (unsigned i = 0; !r && i < n; i++)
-		account(tfm->alg, true, reqs[i].len, res[i]);
+	if (!r && counting) {
+		uint64_t bytes = 0;
+		for (unsigned i = 0; i < n; i++)
+			bytes += reqs[i].len;
+		account_many(tfm->alg, n, bytes, res);
+	}
 	return r;
 }
 
@@ -381,8 +407,12 @@ int ualg_skcipher_crypt_many(struct ualg_tfm *tfm, bool enc, unsigned n, const s
 	if (!ualg_skcipher_has_many(tfm))
 		return -EINVAL;
 	int r = tfm->alg->u.skcipher.crypt_many(tfm, enc, n, reqs, res);
-	for (unsigned i = 0; !r && i < n; i++)
-		account(tfm->alg, true, reqs[i].len, res[i]);
+	if (!r && counting) {
+		uint64_t bytes = 0;
+		for (unsigned i = 0; i < n; i++)
+			bytes += reqs[i].len;
+		account_many(tfm->alg, n, bytes, res);
+	}
 	return r;
 }
 
@@ -443,8 +473,8 @@ int ualg_aead_encrypt_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_a
 	if (!ualg_aead_has_encrypt_many(tfm))
 		return -EINVAL;
 	int r = tfm->alg->u.aead.encrypt_many(tfm, n, reqs, res);
-	for (unsigned i = 0; !r && i < n; i++)
-		account(tfm->alg, true, reqs[i].assoclen + reqs[i].cryptlen, res[i]);
+	if (!r && counting)
+		account_many(tfm->alg, n, aead_bytes(n, reqs), res);
 	return r;
 }
 
@@ -458,8 +488,8 @@ int ualg_aead_decrypt_many(struct ualg_tfm *tfm, unsigned n, const struct ualg_a
 		if (reqs[i].cryptlen < tfm->authsize)
 			return -EINVAL;
 	int r = tfm->alg->u.aead.decrypt_many(tfm, n, reqs, res);
-	for (unsigned i = 0; !r && i < n; i++)
-		account(tfm->alg, true, reqs[i].assoclen + reqs[i].cryptlen, res[i]);
+	if (!r && counting)
+		account_many(tfm->alg, n, aead_bytes(n, reqs), res);
 	return r;
 }
 

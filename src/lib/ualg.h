@@ -48,7 +48,8 @@ struct ualg_ring {
 	uint32_t entries;
 	uint32_t sqe_tail;	/* handed out by ualg_get_sqe() */
 	uint32_t cq_head;	/* reaped by the caller */
-	unsigned poll_us;	/* busy-poll before sleeping on completions */
+	unsigned poll_us;	/* busy-poll before sleeping on completions (plus
+				 * 2 us per KiB of the requests waited for) */
 };
 
 struct ualg_tfm_info {
