@@ -410,8 +410,8 @@ static int run_burst(struct dev *d, struct waiter *const *w, unsigned nw, unsign
 		}
 	/* Every operation made is enqueued (as many per call as the queue
 	 * pair takes) and polled for; they come back in any order. */
-	const uint64_t deadline = now_ms() + DPDK_OP_TIMEOUT_MS;
-	unsigned queued = 0, back = 0, next = 0;
+	uint64_t deadline = 0;	/* read the clock only once polls come back empty */
+	unsigned queued = 0, back = 0, next = 0, empty = 0;
 	while (back < nops) {
 		if (queued < nops)
 			queued += rte_cryptodev_enqueue_burst(d->id, 0, ops + queued, (uint16_t)(nops - queued));
@@ -430,7 +430,11 @@ static int run_burst(struct dev *d, struct waiter *const *w, unsigned nw, unsign
 			*res[i] = slots[i].r;
 		}
 		back += got;
-		if (back < nops && now_ms() >= deadline) {
+		if (got || back == nops || ++empty % 64)
+			continue;
+		if (!deadline)
+			deadline = now_ms() + DPDK_OP_TIMEOUT_MS;
+		else if (now_ms() >= deadline) {
 			/* The device may still write those not back: they
 			 * stay its. */
 			burst_end(d, &b);

@@ -119,6 +119,9 @@ static int sk_crypt_many(struct ualg_tfm *tfm, bool enc, unsigned n, const struc
 	void *sess = dpdk_session(tfm, enc, 0);
 	if (!sess)
 		return -ENOMEM;
+	/* What every job shares, copied: a compound literal per job zeroed
+	 * it with rep stos, a tenth of the cost of a small request. */
+	const struct job base = { .kind = JOB_CIPHER, .sess = sess, .ivlen = ds->ivsize, .nin = 1 };
 	for (unsigned i = 0; i < n;) {
 		unsigned k = 0;
 		for (; i < n && k < DPDK_BURST_MAX; i++) {
@@ -129,11 +132,14 @@ static int sk_crypt_many(struct ualg_tfm *tfm, bool enc, unsigned n, const struc
 			}
 			if (ds->mode == M_CBC && !enc)
 				memcpy(before[k], q->src + q->len - 16, 16);
-			jobs[k] = (struct job){
-				.kind = JOB_CIPHER, .sess = sess, .iv = q->iv, .ivlen = ds->ivsize,
-				.in = { { q->src, q->len } }, .nin = 1, .data_off = 0, .data_len = (uint32_t)q->len,
-				.out = q->dst, .out_off = 0, .out_len = q->len,
-			};
+			struct job *j = &jobs[k];
+			*j = base;
+			j->iv = q->iv;
+			j->in[0].p = q->src;
+			j->in[0].len = q->len;
+			j->data_len = (uint32_t)q->len;
+			j->out = q->dst;
+			j->out_len = q->len;
 			idx[k++] = i;
 		}
 		if (!k)
