@@ -119,8 +119,8 @@ static int sk_crypt_many(struct ualg_tfm *tfm, bool enc, unsigned n, const struc
 	void *sess = dpdk_session(tfm, enc, 0);
 	if (!sess)
 		return -ENOMEM;
-	/* What every job shares, copied: a compound literal per job zeroed
-	 * it with rep stos, a tenth of the cost of a small request. */
+	/* What every job shares, copied into each (a compound literal per
+	 * job is zeroed with rep stos: a tenth of a small request's cost). */
 	const struct job base = { .kind = JOB_CIPHER, .sess = sess, .ivlen = ds->ivsize, .nin = 1 };
 	for (unsigned i = 0; i < n;) {
 		unsigned k = 0;

@@ -208,7 +208,7 @@ static int account(struct ualg_alg *alg, bool request, size_t bytes, int r)
 }
 
 /* A batch of n requests of bytes in all, res[i] each's result: one
- * atomic add per counter (per request, they cost a device's small
+ * atomic add per counter (one per request would cost a device's small
  * requests a tenth of algd's time). */
 static void account_many(struct ualg_alg *alg, unsigned n, uint64_t bytes, const int *res)
 {
