@@ -285,6 +285,19 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return o->seconds > 0 && repeat_count > 0 ? 0 : -1;
 }
 
+/* in-process OpenSSL's first output of a at len (malloc'ed), to check
+ * the other paths' against; NULL when it has none. */
+static uint8_t *reference_output(const struct alg_spec *a, size_t len)
+{
+	struct runner ir = { .alg = a, .len = len };
+	uint8_t *ref = NULL;
+
+	if (inproc_setup(&ir) == 0 && inproc_run(&ir) == 1 && (ref = malloc(out_len(&ir))))
+		memcpy(ref, ir.out, out_len(&ir));
+	inproc_done(&ir);
+	return ref;
+}
+
 /* Every cell, inproc first so the others have a reference and a ratio. */
 static void run_all(const struct options *o, struct result *res)
 {
@@ -294,14 +307,7 @@ static void run_all(const struct options *o, struct result *res)
 	for (size_t a = 0; a < o->nalgs; a++)
 		for (size_t s = 0; s < o->nsizes; s++) {
 			struct result *row = &res[(a * o->nsizes + s) * P_COUNT];
-			uint8_t *ref = NULL;
-			struct runner ir = { .alg = o->algs[a], .len = o->sizes[s] };
-			if (inproc_setup(&ir) == 0 && inproc_run(&ir) == 1) {
-				ref = malloc(out_len(&ir));
-				if (ref)
-					memcpy(ref, ir.out, out_len(&ir));
-			}
-			inproc_done(&ir);
+			uint8_t *ref = reference_output(o->algs[a], o->sizes[s]);
 			for (int p = 0; p < P_COUNT; p++) {
 				run_cell(o->algs[a], o->sizes[s], (enum path)p, o->seconds, ref, &row[p]);
 				if (!row[0].err && row[0].ops > 0)
@@ -315,19 +321,6 @@ static void run_all(const struct options *o, struct result *res)
 
 /* --dpdk's small operations, measured in bursts. */
 #define DPDK_SMALL 64
-
-/* in-process OpenSSL's first output of a at len (malloc'ed), to check
- * the other paths' against; NULL when it has none. */
-static uint8_t *reference_output(const struct alg_spec *a, size_t len)
-{
-	struct runner ir = { .alg = a, .len = len };
-	uint8_t *ref = NULL;
-
-	if (inproc_setup(&ir) == 0 && inproc_run(&ir) == 1 && (ref = malloc(out_len(&ir))))
-		memcpy(ref, ir.out, out_len(&ir));
-	inproc_done(&ir);
-	return ref;
-}
 
 /* run_cell for the device driven directly: dpdk-direct, or dpdk-burst. */
 static void direct_cell(const struct alg_spec *a, size_t len, const char *device, bool burst,
