@@ -11,6 +11,7 @@
 #endif
 #include "afalg_util.h"
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -22,6 +23,8 @@
 #include <sys/time.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <dirent.h>
 #include <time.h>
 #include <unistd.h>
@@ -129,15 +132,22 @@ static int socket_pages(void)
 	return n;
 }
 
-/* The fds from 256 up: where the shim keeps a closed socket's connection
- * to algd for the next accept() (at most two of them). */
+/* The sockets from fd 256 up: where the shim keeps a closed socket's
+ * connection to algd for the next accept() (at most two of them).  Only
+ * sockets below the process's fd limit: valgrind keeps files of its own
+ * above it. */
 static int high_fds(void)
 {
+	struct rlimit rl;
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *e;
+	struct stat st;
 	int n = 0;
-	while (d && (e = readdir(d)))
-		n += atoi(e->d_name) >= 256;
+	const long limit = getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur > INT_MAX ? INT_MAX : (long)rl.rlim_cur;
+	while (d && (e = readdir(d))) {
+		const long fd = atol(e->d_name);
+		n += fd >= 256 && fd < limit && !fstat((int)fd, &st) && S_ISSOCK(st.st_mode);
+	}
 	if (d)
 		closedir(d);
 	return n;
