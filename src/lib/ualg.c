@@ -356,9 +356,9 @@ static int cq_sleep(struct ualg_ring *ring, unsigned nr)
 }
 
 /* Busy-polls first: a request completes in less time than a sleep and a
- * wake-up take, when the poll lasts poll_us plus the time the slowest
- * common algorithms (about 500 MB/s, as the shim counts) take over the
- * data of the last nr requests submitted (those waited for, as a rule). */
+ * wake-up take, when the poll lasts as long as algd may take over the
+ * data of the last nr requests submitted (those waited for, as a rule;
+ * ualg_poll_window_ns()). */
 static int wait_nr(struct ualg_ring *ring, unsigned nr)
 {
 	if (nr > ring->entries)
@@ -367,8 +367,7 @@ static int wait_nr(struct ualg_ring *ring, unsigned nr)
 	if (ring->poll_us)
 		for (unsigned i = 1; i <= nr; i++)
 			bytes += ring->sq[(ring->sqe_tail - i) & (ring->entries - 1)].len;
-	const uint64_t data_us = bytes / 512 < UALG_POLL_US_MAX ? bytes / 512 : UALG_POLL_US_MAX;
-	const uint64_t start = now_ns(), deadline = start + (ring->poll_us + data_us) * 1000ull;
+	const uint64_t start = now_ns(), deadline = start + ualg_poll_window_ns(ring->poll_us, bytes);
 	while (cq_ready(ring) < nr) {
 		const uint64_t t = now_ns();
 		if (t >= deadline)

@@ -59,6 +59,12 @@ unsigned ualg_poll_us(void)
 	return (unsigned)v;
 }
 
+uint64_t ualg_poll_window_ns(unsigned poll_us, uint64_t bytes)
+{
+	const uint64_t data_us = bytes / 512 < UALG_POLL_US_MAX ? bytes / 512 : UALG_POLL_US_MAX;
+	return poll_us ? (poll_us + data_us) * 1000u : 0;
+}
+
 bool ualg_cpu_contended(void)
 {
 	const uint64_t now = now_ns();

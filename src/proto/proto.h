@@ -657,6 +657,11 @@ bool ualg_cpu_contended(void);
 #define UALG_POLL_US_DEFAULT 50u
 #define UALG_POLL_US_MAX 10000u
 unsigned ualg_poll_us(void);
+/* How long, in nanoseconds, a client that polls poll_us waits for an
+ * answer about bytes of data before it sleeps: poll_us plus the time the
+ * slowest common algorithms, about 500 MB/s, take over them (at most
+ * UALG_POLL_US_MAX more); 0 when poll_us is 0. */
+uint64_t ualg_poll_window_ns(unsigned poll_us, uint64_t bytes);
 
 /* The default algd socket path for this user, into buf. */
 int ualg_default_socket_path(char *buf, size_t size);

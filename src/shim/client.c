@@ -210,12 +210,11 @@ void client_forget(struct afd *a)
 static atomic_uint spin_misses, spin_skip;
 
 /* Spins while probe() says no, for as long as algd may take to answer
- * (poll_us(), plus the time the slowest common algorithms, about
- * 500 MB/s, take over the data); whether it said yes. */
+ * data_len bytes (ualg_poll_window_ns()); whether it said yes. */
 static bool spin(bool (*probe)(void *ctx, uint32_t before), void *ctx, uint32_t before,
 		 size_t data_len)
 {
-	const uint64_t window = poll_us() ? (poll_us() + data_len / 512) * 1000u : 0;
+	const uint64_t window = ualg_poll_window_ns(poll_us(), data_len);
 	if (!window || ualg_cpu_contended())
 		return false;
 	unsigned skip = atomic_load_explicit(&spin_skip, memory_order_relaxed);
