@@ -52,7 +52,7 @@ struct burst {
 	unsigned info;				/* d->ext_info records used */
 	struct rte_mbuf *stash[DPDK_BURST_MAX];	/* d->ext_pool's, taken for the burst */
 	unsigned nstash, taken;
-	struct rte_mbuf *drop[2 * DPDK_BURST_MAX];	/* chains to free */
+	struct rte_mbuf *drop[2 * DPDK_BURST_MAX];	/* chains to free: a slot's m and mdst */
 	unsigned ndrop;
 	void *ops_back[DPDK_BURST_MAX];		/* operations to put back */
 	unsigned nops_back;
@@ -60,13 +60,8 @@ struct burst {
 
 static void chain_free(struct burst *b, struct rte_mbuf *m)
 {
-	if (!m)
-		return;
-	if (b->ndrop == sizeof(b->drop) / sizeof(b->drop[0])) {
-		rte_pktmbuf_free_bulk(b->drop, b->ndrop);
-		b->ndrop = 0;
-	}
-	b->drop[b->ndrop++] = m;
+	if (m)
+		b->drop[b->ndrop++] = m;
 }
 
 /* The job's input in a chain of mbufs; NULL when the pool is short. */
