@@ -615,6 +615,14 @@ run_one() {	# name: its function, else the command on its line
 	if declare -F "$fn" > /dev/null; then "$fn"; else run_line "$1"; fi
 }
 
+# A suite's output, kept in $T/suite.log while it ran; its failed checks
+# also go to $T/failures, which the run repeats above its summary.
+show_log() {	# name failed-before
+	cat "$T/suite.log"
+	[ "$failed" = "$2" ] || grep -E '^ *not ok' "$T/suite.log" | grep -v '# TODO' |
+		sed -E "s/^ */$1: /" >> "$T/failures"
+}
+
 run_suites() {	# name...
 	local s base start p f k
 	for s; do
@@ -624,10 +632,11 @@ run_suites() {	# name...
 		start=$SECONDS
 		if [ "$s" != "${s%@algd}" ]; then
 			echo "# ---- engine algd: $base"
-			UALG_ENGINE=algd run_one "${s%@algd}"
+			UALG_ENGINE=algd run_one "${s%@algd}" > "$T/suite.log"
 		else
-			run_one "$s"
+			run_one "$s" > "$T/suite.log"
 		fi
+		show_log "$s" "$f"
 		echo "# ($s: $((SECONDS - start)) s)"
 		[ $passed = $p ] && [ $failed = $f ] && [ $skips != $k ] && skipped_suites=$((skipped_suites + 1))
 	done
@@ -637,7 +646,11 @@ ALGD=
 trap 'kill $ALGD 2>/dev/null; wait $ALGD 2>/dev/null; rm -rf "$T"' EXIT
 start_algd
 run_suites $selected
-stop_algd
+f=$failed
+stop_algd > "$T/suite.log"
+show_log algd "$f"
+# The failed checks again, by suite, where the end of a long log shows them.
+[ -s "$T/failures" ] && { echo "# failed:"; sed 's/^/#   /' "$T/failures"; }
 echo "$passed passed, $failed failed, $skips skipped"
 [ "$failed" = 0 ] || exit 1
 # --suite (meson's entries): every suite made no check and skipped one.
