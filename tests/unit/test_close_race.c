@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #endif
 #include "afalg_util.h"
+#include "thread_util.h"
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -153,10 +154,17 @@ static int high_fds(void)
 	return n;
 }
 
+struct reader {
+	int fd;
+	_Atomic pid_t tid;
+};
+
 static void *read_forever(void *arg)
 {
+	struct reader *r = arg;
 	uint8_t out[16];
-	return (void *)(intptr_t)read(*(int *)arg, out, sizeof(out));	/* no data: waits */
+	thread_publish(&r->tid);
+	return (void *)(intptr_t)read(r->fd, out, sizeof(out));	/* no data: waits */
 }
 
 /* close() while another thread waits in read() on the socket: the read
@@ -177,12 +185,14 @@ static void blocked_reader(void)
 	const int mapped = socket_pages() - before;
 	pthread_t t;
 	void *res = NULL;
-	good = good && !pthread_create(&t, NULL, read_forever, &o);
+	struct reader r = { .fd = o };
+	good = good && !pthread_create(&t, NULL, read_forever, &r);
 	if (good) {
+		good = thread_asleep(&r.tid);	/* in read(), no data queued */
 		sleep_ns(50000000);
 		close(o);
 		sleep_ns(20000000);
-		good = pthread_tryjoin_np(t, &res) == EBUSY;	/* still waiting */
+		good = pthread_tryjoin_np(t, &res) == EBUSY && good;	/* still waiting */
 		pthread_cancel(t);
 		pthread_join(t, &res);
 		good = good && res == PTHREAD_CANCELED;
