@@ -1,5 +1,7 @@
 /* A minimal TAP producer for the unit tests: ok() per check, then
- * tap_done() prints the plan and gives main()'s exit status. */
+ * tap_done() prints the plan and gives main()'s exit status.  Each line
+ * goes out at once, so a run cut short (a timeout, a crash) shows the
+ * checks it made. */
 #ifndef UALG_TESTS_TAP_H
 #define UALG_TESTS_TAP_H
 
@@ -16,6 +18,7 @@ static void ok(int cond, const char *fmt, ...)
 	printf("%sok %d - ", cond ? "" : "not ", ++n_test);
 	vprintf(fmt, ap);
 	printf("\n");
+	fflush(stdout);
 	va_end(ap);
 	n_fail += !cond;
 }
