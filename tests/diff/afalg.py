@@ -1087,16 +1087,20 @@ class Recorder:
             self.emit(line)
         self._line("exec(%s)" % ",".join(f.name for f in fds), 0, 0, False, child=_status_str(st))
 
-    def read_signalled(self, f, n, restart, delay=0.3):
-        """read() interrupted after delay by SIGUSR1, whose handler has
-        SA_RESTART when restart is true."""
+    def read_signalled(self, f, n, restart, wait=10.0):
+        """read() interrupted by SIGUSR1, whose handler has SA_RESTART when
+        restart is true, sent once the read sleeps: the process seen asleep
+        ('S' in /proc/PID/stat) twice 20 ms apart, or after wait."""
         import os
         old = signal.signal(signal.SIGUSR1, lambda s, fr: None)
         signal.siginterrupt(signal.SIGUSR1, not restart)
         me = os.getpid()
         pid = os.fork()
         if pid == 0:
-            time.sleep(delay)
+            deadline, asleep = time.monotonic() + wait, 0
+            while asleep < 2 and time.monotonic() < deadline:
+                time.sleep(0.02)
+                asleep = asleep + 1 if _proc_state(me) == "S" else 0
             os.kill(me, signal.SIGUSR1)
             os._exit(0)
         (r, e, d), to = self._guard(lambda: read(self._fdv(f), n))
@@ -1201,6 +1205,16 @@ def _status_str(st):
     if os.WIFSIGNALED(st):
         return "signal:%d" % os.WTERMSIG(st)
     return "exit:%d" % os.WEXITSTATUS(st)
+
+
+def _proc_state(pid):
+    """pid's main thread's state letter in /proc/PID/stat (S: asleep), or
+    "" if it cannot be read."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
 
 
 _FCNTL_NAMES = {F_DUPFD: "F_DUPFD", F_GETFD: "F_GETFD", F_SETFD: "F_SETFD", F_GETFL: "F_GETFL",

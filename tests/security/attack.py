@@ -7,7 +7,7 @@ trusts, the errno of a client whose algd died, and --alg-allow on DRBGs.
 Runs its own algd (as root: --user nobody, as deployed).
 Prints TAP lines and 'N passed, N failed'."""
 import errno, os, signal, socket, struct, subprocess, sys, tempfile, time
-from common import check, skip, finish, scan
+from common import check, skip, finish, scan, wait_for
 from common import HDR, HELLO, BIND, SETSOCKOPT, ACCEPT, SEND, RECV, frame, call, bind, op_socket, as_uid
 from common import connect as proto_connect
 
@@ -367,7 +367,7 @@ def test_instances():
         return bound
     before = registry()
     bound = as_uid(ATTACKER, build, names)
-    time.sleep(0.3)	# algd sees its last close
+    wait_for(lambda: registry() == before)	# algd sees its last close
     after = registry()
     check(f"another user bound {len(names)} distinct template instances", bound == len(names), bound)
     check(f"once it left, none it built is left in the registry ({before} -> {after} entries)",
@@ -396,10 +396,10 @@ def test_instances():
     during = registry()
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
-    time.sleep(0.3)
     check(f"while it stays, what it keeps is capped at 128 instances ({before} -> {during})",
           0 < during - before <= 128)
-    check("... and reclaimed once it is gone", registry() == before)
+    check("... and reclaimed once it is gone", wait_for(lambda: registry() == before),
+          f"{before} -> {registry()} entries")
 
     def hold_all(names):
         held, errs = [], set()
@@ -411,9 +411,9 @@ def test_instances():
                 errs.add(r)
         return errs
     r = as_uid(ATTACKER, hold_all, names)
-    time.sleep(0.3)
     check("holding all of them in use, it cannot build past 128: ENOMEM", r == {-errno.ENOMEM}, r)
-    check("... and what it built is gone with it", registry() == before)
+    check("... and what it built is gone with it", wait_for(lambda: registry() == before),
+          f"{before} -> {registry()} entries")
 
 
 def test_drbg_rules():
