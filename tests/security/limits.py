@@ -87,10 +87,11 @@ class Algd:
         return 0
 
     def cpu(self):
-        """algd's CPU seconds (all threads)."""
-        with open(f"/proc/{self.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """algd's CPU seconds, to the nanosecond: its process CPU-time clock
+        (clock_getcpuclockid()'s, which Linux numbers ~pid << 3 | 2), which
+        counts all its threads, exited ones too.  /proc/PID/stat counts
+        10 ms ticks; /proc/PID/schedstat only the main thread."""
+        return time.clock_gettime((~self.pid << 3) | 2)
 
     def stop(self):
         self.proc.terminate()
@@ -261,7 +262,8 @@ print("result", n - bad, bad, "%.4f" % worst, r, kerr, flush=True)
 # Keeps algd computing 8192-bit DH: on each of `conns` transform sockets a
 # private key whose public key is one full-size modular exponentiation,
 # and on as many op sockets a shared secret, every request sent before the
-# replies are read, for secs seconds.
+# replies are read, for secs seconds and two rounds at least: how many
+# replies, how many wrong, the seconds they took.
 DH_CLIENT = r"""
 path, params, conns, secs = sys.argv[1], bytes.fromhex(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 x = bytes([0x7f]) + os.urandom(1022)
@@ -279,8 +281,8 @@ for i in range(conns):
     call(t2, SETSOCKOPT, opt(7, params))
     keyers.append(t2)
 print("ready", flush=True)
-n, bad, end = 0, 0, time.monotonic() + secs
-while time.monotonic() < end:
+n, bad, rounds, start = 0, 0, 0, time.monotonic()
+while time.monotonic() < start + secs or rounds < 2:
     for t in keyers:
         t.send(frame(SETSOCKOPT, opt(ALG_SET_KEY, x)))
     for op in ops:    # ALG_OP_SSGEN of the peer key 2
@@ -291,7 +293,8 @@ while time.monotonic() < end:
         r = HDR.unpack(s.recv(70000)[:HDR.size])[3]
         bad += r != 1024
         n += 1
-print("result", n, bad, flush=True)
+    rounds += 1
+print("result", n, bad, "%.3f" % (time.monotonic() - start), flush=True)
 """
 
 # DH shared secrets (ALG_OP_SSGEN of the peer key 2) on one op socket for
@@ -318,20 +321,24 @@ print("result", n, bad, "%.4f" % worst, flush=True)
 """
 
 # 64-byte sha256 round trips for secs seconds: how many, how many wrong,
-# the slowest.
+# the slowest, how many took over 0.1 s and how long those took together.
 LATENCY_CLIENT = r"""
 import hashlib, time
 path, secs = sys.argv[1], float(sys.argv[2])
 op = accept(tfm(path, "hash", "sha256"))
-n, bad, worst, end = 0, 0, 0.0, time.monotonic() + secs
+n, bad, worst, nslow, stalled, end = 0, 0, 0.0, 0, 0.0, time.monotonic() + secs
 while time.monotonic() < end:
     msg = os.urandom(64)
     t0 = time.monotonic()
     d = sha256_op(op, msg)
-    worst = max(worst, time.monotonic() - t0)
+    took = time.monotonic() - t0
+    worst = max(worst, took)
+    if took > 0.1:
+        nslow += 1
+        stalled += took
     n += 1
     bad += d != hashlib.sha256(msg).digest()
-print("result", n, bad, "%.4f" % worst, flush=True)
+print("result", n, bad, "%.4f" % worst, nslow, "%.3f" % stalled, flush=True)
 """
 
 # ---- finding: SO_SNDBUF as the kernel clamps it ------------------------
@@ -355,7 +362,9 @@ def test_sndbuf():
     # Linear growth: a queue reallocated on every frame copies and wipes
     # its whole contents each time, so one queue of 8 MiB costs about 16
     # times as much as 16 of 512 KiB (filled in the same 4 KiB frames);
-    # grown geometrically, about the same.  Counted in algd's CPU time.
+    # grown geometrically, about the same (somewhat more: 8 MiB does not
+    # stay in the caches).  Counted in algd's CPU time, the least of three
+    # tries of each (another process's load only adds to it).
     if want < (8 << 20):
         skip(f"queue growth (needs net.core.wmem_max >= 4 MiB, is {wmem_max()})")
     else:
@@ -377,11 +386,19 @@ def test_sndbuf():
             for o in ops:
                 o.close()
             return used
-        small, big = fill(16, 512 << 10), fill(1, 8 << 20)
-        print(f"# algd CPU: 16 queues of 512 KiB {small:.2f} s, one of 8 MiB {big:.2f} s "
-              f"(4 KiB frames)")
-        check(f"filling a queue costs linear time (8 MiB: {big:.2f} s, 16 x 512 KiB: {small:.2f} s)",
-              big < 2 * small + 0.03)
+        smalls, bigs = [], []
+        for _ in range(3):
+            smalls.append(fill(16, 512 << 10))
+            bigs.append(fill(1, 8 << 20))
+        small, big = min(smalls), min(bigs)
+        print(f"# algd CPU: 16 queues of 512 KiB {small:.3f} s, one of 8 MiB {big:.3f} s "
+              f"(4 KiB frames; tries: {' '.join(f'{c:.3f}' for c in smalls)} and "
+              f"{' '.join(f'{c:.3f}' for c in bigs)} s)")
+        # Quadratic, the big queue costs 8 to 16 times as much, linear 1 to
+        # 2 times: the bound, 4 times and 50 ms, leaves room for a loaded
+        # machine.
+        check(f"filling a queue costs linear time (8 MiB: {big:.3f} s, 16 x 512 KiB: {small:.3f} s)",
+              big < 4 * small + 0.05)
     algd.stop()
 
 
@@ -777,13 +794,18 @@ def test_long_operations():
     finish(attacker)
     algd.stop()
     print(f"# during 8192-bit DH requests ({a}): {res[0] if res else '?'} round trips of "
-          f"64 B sha256, worst {res[2] if len(res) > 2 else '?'} s")
-    # Served on the event loop, a DH request (about 0.1 s each here) stalls
-    # every other client and four are ready at once: the slowest round
-    # trip takes several of them.
-    check(f"8192-bit DH requests of one uid leave another's round trips under 0.1 s ({res})",
-          ready == "ready" and len(a) == 2 and int(a[0]) >= 8 and a[1] == "0" and
-          len(res) == 3 and res[1] == "0" and int(res[0]) > 0 and float(res[2]) < 0.1)
+          f"64 B sha256, worst {res[2] if len(res) > 2 else '?'} s, "
+          f"{res[3] if len(res) > 4 else '?'} over 0.1 s ({res[4] if len(res) > 4 else '?'} s in all)")
+    # Served on the event loop, a DH request (0.1-0.3 s each here) stalls
+    # every other client, and the attacker always has one or more ready:
+    # nearly every round trip waits for one or more, and those fill the
+    # victim's 3 s.  Beside the loop, round trips take milliseconds; up to
+    # two slow ones (a busy host), together under 1 s, pass.
+    check(f"8192-bit DH requests of one uid leave another's round trips under 0.1 s, "
+          f"but for two at most, under 1 s in all ({res})",
+          ready == "ready" and len(a) == 3 and int(a[0]) >= 8 and a[1] == "0" and
+          len(res) == 5 and res[1] == "0" and int(res[0]) > 0 and int(res[3]) <= 2 and
+          float(res[4]) < 1.0)
 
 
 def test_offload_turns():
@@ -808,16 +830,18 @@ def test_offload_turns():
     finish(victim)
     finish(attacker)
     algd.stop()
-    # The attacker's requests run one after another on the one thread.
-    per_job = secs / int(a[0]) if len(a) == 2 and int(a[0]) else 0
+    # The attacker's requests run one after another on the one thread: its
+    # time over their count is one's.
+    per_job = float(a[2]) / int(a[0]) if len(a) == 3 and int(a[0]) else 0
     print(f"# 12 queued 8192-bit DH requests of one uid ({a}: {per_job * 1000:.0f} ms each); "
           f"another uid's 2048-bit DH: {res[0] if res else '?'} done, worst {res[2] if len(res) > 2 else '?'} s")
     # First come, first served, the victim's request waits behind up to 12
-    # of them; taking turns, behind at most the one running (and its own).
+    # of them; taking turns, behind at most the one running (and its own),
+    # about 1.5 of them: the bound, 6, leaves room for a loaded machine.
     check(f"another uid's DH waits for at most a few of one uid's 12 queued long operations "
           f"({res}; {per_job * 1000:.0f} ms each)",
-          ready == "ready" and len(a) == 2 and a[1] == "0" and int(a[0]) >= 6 and
-          len(res) == 3 and res[1] == "0" and int(res[0]) >= 3 and float(res[2]) < 4 * per_job)
+          ready == "ready" and len(a) == 3 and a[1] == "0" and int(a[0]) >= 6 and
+          len(res) == 3 and res[1] == "0" and int(res[0]) >= 3 and float(res[2]) < 6 * per_job)
 
 
 def test_huge_ring_request():
@@ -835,16 +859,17 @@ def test_huge_ring_request():
     algd.stop()
     print(f"# during 255 MiB ring requests with setkeys ({a}: requests, errno, slowest ms): "
           f"{res[0] if res else '?'} round trips of 64 B sha256, worst {res[2] if len(res) > 2 else '?'} s")
-    # Each request takes about 0.2 s here (seconds on a loaded machine: two
-    # are enough to show it); a setkey or a release waiting for it on the
-    # event loop stalls every other client for most of that.
+    # Each request takes about 0.2 s here (seconds on a loaded machine; the
+    # attacker runs two at least, however long they take); a setkey or a
+    # release waiting for it on the event loop stalls every other client
+    # for most of that.
     # The bound scales with the machine: half the attacker's slowest
     # request (a stall waits for most of one), and never under 0.1 s.
     bound = max(0.1, float(a[2]) / 2000) if len(a) == 3 else 0.1
     check(f"a setkey behind a 255 MiB ring request, or the ring's release, leaves another uid's "
           f"round trips under {bound:.2f} s ({res})",
           ready == "ready" and len(a) == 3 and int(a[0]) >= 2 and a[1] == "0" and
-          len(res) == 3 and res[1] == "0" and int(res[0]) > 0 and float(res[2]) < bound)
+          len(res) == 5 and res[1] == "0" and int(res[0]) > 0 and float(res[2]) < bound)
 
 
 # ---- three uids sharing one algd ------------------------------------------
