@@ -1,6 +1,7 @@
 """What the Python test scripts share: TAP checks ending with the line
-"N passed, M failed" that tests/run-all.sh counts, and AF_ALG sockets as
-Python's socket module makes them (under ualg-run, the shim's).
+"N passed, M failed" that tests/run-all.sh counts, a wait for a state with
+a deadline, and AF_ALG sockets as Python's socket module makes them (under
+ualg-run, the shim's).
 
 A script in a folder of tests/ finds this module with
 
@@ -8,6 +9,7 @@ A script in a folder of tests/ finds this module with
 """
 import socket
 import sys
+import time
 
 results = []
 _numbered = False
@@ -36,6 +38,18 @@ def finish():
     """The counts line; exits 0 when every check passed, else 1."""
     print(f"{results.count(True)} passed, {results.count(False)} failed")
     sys.exit(0 if all(results) else 1)
+
+
+def wait_for(cond, timeout=20.0):
+    """Polls cond() every 20 ms until it is true or timeout seconds have
+    passed; whether it came true.  A check waits for the state it checks
+    this way, not for a guessed time."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.02)
+    return cond()
 
 
 def tfm(typ, name, key=None):

@@ -1,12 +1,14 @@
-"""What the security tests share: TAP checks, a wait for a state with a
-deadline, a scan of a process's memory for a key (through /proc/PID/mem:
-needs root or ptrace rights, raises OSError otherwise), and the frame
-protocol of src/proto/proto.h as a client that skips the shim speaks it."""
-import os, pickle, socket, struct, sys, time
+"""What the security tests share: TAP checks and the wait for a state
+(tests/ualgtest.py), a scan of a process's memory for a key (through
+/proc/PID/mem: needs root or ptrace rights, raises OSError otherwise), and
+the frame protocol of src/proto/proto.h as a client that skips the shim
+speaks it."""
+import os, pickle, socket, struct, sys
 
-# The TAP checks (tests/ualgtest.py), for the tests to import from here.
+# The TAP checks and the wait (tests/ualgtest.py), for the tests to import
+# from here.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from ualgtest import check, skip, finish  # noqa: E402,F401
+from ualgtest import check, skip, finish, wait_for  # noqa: E402,F401
 
 
 def as_uid(uid, fn, *args):
@@ -31,17 +33,6 @@ def as_uid(uid, fn, *args):
         data = f.read()
     os.waitpid(pid, 0)
     return pickle.loads(data) if data else None
-
-
-def wait_for(cond, timeout=10.0):
-    """Polls cond() every 20 ms until it is true or timeout seconds have
-    passed; whether it came true."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.02)
-    return cond()
 
 
 def scan(pid, needle):

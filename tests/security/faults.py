@@ -25,22 +25,13 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from ualgtest import check, finish, skip  # noqa: E402
+from ualgtest import check, finish, skip, wait_for  # noqa: E402
 
 ALGD = sys.argv[1]
 TMP = tempfile.mkdtemp(prefix="ualg-faults.")
 os.chmod(TMP, 0o711)    # clients of other uids (test_policy) pass through
 ROOT = os.geteuid() == 0
 EXTRA = os.environ.get("UALG_ALGD_OPTS", "").split()
-
-
-def wait_for(cond, timeout=20.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
 
 
 class Algd:
