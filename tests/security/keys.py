@@ -155,7 +155,7 @@ try:
     check("deleted: ENOKEY", by_name(tfm("skcipher", "cbc(aes)"), b"rfc3602") == errno.ENOKEY)
     # Memory scan (as faults.py): once deleted and every socket keyed with
     # it closed, no copy of the key is left in algd: scanned until none
-    # is, for 10 s at most, as algd sees the closes after they return.
+    # is, for 20 s at most, as algd sees the closes after they return.
     import gc
     s = x = op = h = None
     k2 = None
